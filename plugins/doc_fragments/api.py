@@ -1,0 +1,100 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+
+class ModuleDocFragment:
+    # Credentials and the API root of the resource API.
+    DOCUMENTATION = r"""
+options:
+  access_token:
+    description:
+      - An OAuth access token, sent as C(Authorization: Bearer <token>).
+      - Obtain one with M(planetscale.cloud.token).
+      - Mutually exclusive with O(service_token_id) and O(service_token).
+      - If not set, the environment variable E(PLANETSCALE_ACCESS_TOKEN) is used.
+    type: str
+  service_token_id:
+    description:
+      - The ID of a service token, used together with O(service_token).
+      - If not set, the environment variable E(PLANETSCALE_SERVICE_TOKEN_ID) is used.
+    type: str
+  service_token:
+    description:
+      - The secret of the service token named by O(service_token_id).
+      - If not set, the environment variable E(PLANETSCALE_SERVICE_TOKEN) is used.
+    type: str
+  api_url:
+    description:
+      - The root of the resource API, including its version segment.
+      - If not set, the environment variable E(PLANETSCALE_API_URL) is used.
+    type: str
+    default: https://api.planetscale.com/v1
+notes:
+  - One kind of credential is needed, given as options, through M(ansible.builtin.module_defaults)
+    with the action group C(group/planetscale.cloud.all), or through the environment variables.
+"""
+
+    # Connection behaviour shared by every module.
+    CONNECTION = r"""
+options:
+  api_timeout:
+    description:
+      - Seconds to wait for each answer of the API.
+      - If not set, the environment variable E(PLANETSCALE_API_TIMEOUT) is used.
+    type: int
+    default: 30
+  api_retries:
+    description:
+      - How many times a request that failed transiently is retried (HTTP 429, 502, 503, 504 and
+        connection failures), with exponential backoff and jitter, honouring C(Retry-After).
+      - Waits are at most 30 seconds each (60 seconds when the API asks for it) and 120 seconds for
+        all retries of one request.
+      - A request that creates something is retried only where the API cannot have applied it
+        (HTTP 429, 503, or no connection); otherwise the module reads what exists and continues.
+      - If not set, the environment variable E(PLANETSCALE_API_RETRIES) is used.
+    type: int
+    default: 5
+  validate_certs:
+    description:
+      - Whether to verify the TLS certificate of the server. Set to V(false) only for test servers.
+    type: bool
+    default: true
+  ca_path:
+    description:
+      - A file of PEM certificates of the authorities to trust instead of the system's bundle.
+    type: path
+"""
+
+    ORGANIZATION = r"""
+options:
+  organization:
+    description:
+      - The name of the organization.
+      - If not set, the environment variable E(PLANETSCALE_ORG) is used.
+    type: str
+    required: true
+"""
+
+    # The OAuth server and the OAuth application's credentials.
+    OAUTH = r"""
+options:
+  auth_url:
+    description:
+      - The root of the OAuth authorization server.
+      - If not set, the environment variable E(PLANETSCALE_AUTH_URL) is used.
+    type: str
+    default: https://auth.planetscale.com
+  client_id:
+    description:
+      - The client ID of the OAuth application.
+      - If not set, the environment variable E(PLANETSCALE_CLIENT_ID) is used.
+    type: str
+  client_secret:
+    description:
+      - The client secret of the OAuth application.
+      - If not set, the environment variable E(PLANETSCALE_CLIENT_SECRET) is used.
+    type: str
+"""

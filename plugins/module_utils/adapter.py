@@ -1,0 +1,24 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The module adapter: AnsibleModule in, the module's logic, exit_json/fail_json out."""
+
+from __future__ import annotations
+
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import HAS_REQUESTS, REQUESTS_IMPORT_ERROR
+
+
+def run_module(module_class):
+    module = AnsibleModule(**module_class.spec())
+    if not HAS_REQUESTS:
+        module.fail_json(msg=missing_required_lib("requests"), exception=REQUESTS_IMPORT_ERROR)
+    ctx = TaskContext(check_mode=module.check_mode, diff=module._diff,
+                      warn=module.warn, deprecate=module.deprecate)
+    try:
+        result = module_class(module.params, ctx).execute()
+    except ModuleFailure as failure:
+        module.fail_json(msg=failure.msg, **failure.result)
+    module.exit_json(**result)

@@ -1,0 +1,221 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The shared module base: argument specs, the task context, and the resource logic.
+
+Nothing here touches AnsibleModule: a module class takes validated parameters and a
+TaskContext and returns a result dict or raises ModuleFailure. The adapters (the module
+entry point and the in-process action plugin) turn that into Ansible's result.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+
+from ansible.module_utils.basic import env_fallback
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import (
+    ApiError,
+    Client,
+    path,
+)
+
+API_URL = "https://api.planetscale.com/v1"
+AUTH_URL = "https://auth.planetscale.com"
+
+CONNECTION_OPTIONS = dict(
+    api_timeout=dict(type="int", default=30, fallback=(env_fallback, ["PLANETSCALE_API_TIMEOUT"])),
+    api_retries=dict(type="int", default=5, fallback=(env_fallback, ["PLANETSCALE_API_RETRIES"])),
+    validate_certs=dict(type="bool", default=True),
+    ca_path=dict(type="path"),
+)
+ACCESS_TOKEN_OPTION = dict(
+    access_token=dict(type="str", no_log=True, fallback=(env_fallback, ["PLANETSCALE_ACCESS_TOKEN"])),
+)
+CREDENTIAL_OPTIONS = dict(
+    ACCESS_TOKEN_OPTION,
+    service_token_id=dict(type="str", fallback=(env_fallback, ["PLANETSCALE_SERVICE_TOKEN_ID"])),
+    service_token=dict(type="str", no_log=True, fallback=(env_fallback, ["PLANETSCALE_SERVICE_TOKEN"])),
+    api_url=dict(type="str", default=API_URL, fallback=(env_fallback, ["PLANETSCALE_API_URL"])),
+)
+ORGANIZATION_OPTION = dict(
+    organization=dict(type="str", required=True, fallback=(env_fallback, ["PLANETSCALE_ORG"])),
+)
+OAUTH_OPTIONS = dict(
+    auth_url=dict(type="str", default=AUTH_URL, fallback=(env_fallback, ["PLANETSCALE_AUTH_URL"])),
+    client_id=dict(type="str", no_log=False, fallback=(env_fallback, ["PLANETSCALE_CLIENT_ID"])),
+    client_secret=dict(type="str", no_log=True, fallback=(env_fallback, ["PLANETSCALE_CLIENT_SECRET"])),
+)
+
+HINTS = {
+    401: "Check the credentials: service_token_id and service_token, or access_token "
+         "(or their PLANETSCALE_* environment variables).",
+    403: "The credentials are valid but lack access to this resource; grant the service token "
+         "or OAuth application the access it needs.",
+    429: "The API's rate limit was still exceeded after the retries; lower the number of forks or "
+         "raise api_retries.",
+}
+
+
+class ModuleFailure(Exception):
+    """A failure to report: msg is a sentence a person can act on; extra keys go into the result."""
+
+    def __init__(self, msg, **result):
+        super().__init__(msg)
+        self.msg = msg
+        self.result = result
+
+
+class TaskContext:
+    """What a module needs to know of the task that runs it."""
+
+    def __init__(self, check_mode=False, diff=False, warn=None, deprecate=None):
+        self.check_mode = check_mode
+        self.diff = diff
+        self.warnings = []
+        self.deprecations = []
+        self._warn = warn
+        self._deprecate = deprecate
+
+    def warn(self, message):
+        if self._warn:
+            self._warn(message)
+        else:
+            self.warnings.append(message)
+
+    def deprecate(self, message, version=None, date=None):
+        if self._deprecate:
+            self._deprecate(message, version=version, date=date)
+        else:
+            self.deprecations.append(dict(msg=message, version=version, date=date))
+
+
+class Module:
+    """A module's rules. Subclasses declare their options and implement run() -> result dict."""
+
+    argument_spec = {}
+    mutually_exclusive = ()
+    required_together = ()
+    required_one_of = ()
+    required_if = ()
+    required_by = {}
+    uses_credentials = True
+    uses_organization = True
+    uses_oauth_client = False
+    path_options = ()  # options that become path segments
+
+    def __init__(self, params, ctx=None):
+        self.params = params
+        self.ctx = ctx or TaskContext()
+        self._client = None
+
+    @classmethod
+    def spec(cls):
+        """The full argument spec and its constraints, as AnsibleModule's keyword arguments."""
+        options = {}
+        if cls.uses_credentials:
+            options.update(CREDENTIAL_OPTIONS)
+        if cls.uses_oauth_client:
+            options.update(OAUTH_OPTIONS)
+        options.update(CONNECTION_OPTIONS)
+        if cls.uses_organization:
+            options.update(ORGANIZATION_OPTION)
+        options.update(cls.argument_spec)
+        mutually_exclusive = list(cls.mutually_exclusive)
+        required_together = list(cls.required_together)
+        if cls.uses_credentials:
+            mutually_exclusive += [["access_token", "service_token"], ["access_token", "service_token_id"]]
+            required_together += [["service_token_id", "service_token"]]
+        return dict(
+            argument_spec=copy.deepcopy(options),
+            mutually_exclusive=mutually_exclusive,
+            required_together=required_together,
+            required_one_of=list(cls.required_one_of),
+            required_if=list(cls.required_if),
+            required_by=dict(cls.required_by),
+            supports_check_mode=True,
+        )
+
+    # The client -----------------------------------------------------------------------------
+
+    @property
+    def client(self):
+        if self._client is None:
+            self._client = self.make_client(self.params["api_url"], self.authorization())
+        return self._client
+
+    def make_client(self, base_url, authorization=None):
+        secrets = [self.params.get(name) for name in ("access_token", "service_token", "client_secret")]
+        return Client(base_url, authorization=authorization, timeout=self.params["api_timeout"],
+                      retries=self.params["api_retries"], validate_certs=self.params["validate_certs"],
+                      ca_path=self.params.get("ca_path"), secrets=secrets)
+
+    def authorization(self):
+        if self.params.get("access_token"):
+            return "Bearer %s" % self.params["access_token"]
+        if self.params.get("service_token_id") and self.params.get("service_token"):
+            return "%s:%s" % (self.params["service_token_id"], self.params["service_token"])
+        raise ModuleFailure(
+            "No credentials were given: set service_token_id and service_token (or the environment "
+            "variables PLANETSCALE_SERVICE_TOKEN_ID and PLANETSCALE_SERVICE_TOKEN), or access_token "
+            "(PLANETSCALE_ACCESS_TOKEN).")
+
+    def path(self, *segments):
+        return path(*segments)
+
+    def org_path(self, *segments):
+        return path("organizations", self.params["organization"], *segments)
+
+    # Running ---------------------------------------------------------------------------------
+
+    def validate(self):
+        """Checks of the input that the argument spec cannot express. Raise ModuleFailure."""
+        for name in ("organization",) + tuple(self.path_options):
+            value = self.params.get(name)
+            if value is not None and (value.strip() in ("", ".", "..") or any(ord(c) < 32 for c in value)):
+                raise ModuleFailure("%s must be a name, not %r." % (name, value))
+        if self.uses_credentials:
+            self.authorization()
+        if self.params.get("ca_path") and not os.path.isfile(self.params["ca_path"]):
+            raise ModuleFailure("ca_path %s is not a readable file." % self.params["ca_path"])
+
+    def execute(self):
+        """Validate, run, and return the result; every failure becomes a ModuleFailure."""
+        try:
+            self.validate()
+            if self.params.get("validate_certs") is False:
+                self.ctx.warn("validate_certs is false: the server's TLS certificate is not checked.")
+            result = self.run()
+        except ApiError as error:
+            raise ModuleFailure(self.explain(error), status=error.status, error=error.as_dict())
+        finally:
+            if self._client is not None:
+                self._client.close()
+        result.setdefault("changed", False)
+        return result
+
+    def explain(self, error):
+        """The failure sentence for an API error: what failed, where, and what to do."""
+        hint = HINTS.get(error.status)
+        if error.status == 404:
+            hint = self.not_found_hint()
+        return " ".join(part for part in (str(error), hint) if part)
+
+    def not_found_hint(self):
+        if self.uses_organization:
+            return "Check that organization %r and the names given exist and that the credentials can see them." % (
+                self.params.get("organization"))
+        return None
+
+
+class InfoModule(Module):
+    """A module that reads and never changes anything."""
+
+    def validate(self):
+        super().validate()
+        if self.params.get("limit") is not None and self.params["limit"] < 1:
+            raise ModuleFailure("limit must be 1 or more, not %s." % self.params["limit"])
+
+    def items(self, url_path, params=None, limit=None):
+        return list(self.client.paginate(url_path, params=params, limit=limit))

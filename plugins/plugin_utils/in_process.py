@@ -1,0 +1,107 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The in-process adapter: run a module's logic on the controller, without a module process.
+
+A task that runs a module pays for a new Python process and an AnsiballZ payload; the
+modules of this collection only send HTTP requests, so the action plugin of the same name
+validates the same argument spec here and calls the same logic. The result is what the
+module would have returned: same validation messages, same failure shape, the values of
+no_log options masked the same way.
+
+The module runs the ordinary way instead when the task is async, when the task's host is
+not reached through the local connection (the requests must leave from that host), when
+the controller's Python lacks requests, or when the variable planetscale_in_process is false.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+
+from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
+from ansible.module_utils.common.parameters import remove_values
+from ansible.module_utils.common.validation import check_type_bool
+from ansible.module_utils.errors import UnsupportedError
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import HAS_REQUESTS
+
+SWITCH = "planetscale_in_process"
+
+
+class InProcessAction(ActionBase):
+    """Subclasses set module_class to the module's logic class."""
+
+    module_class = None
+    TRANSFERS_FILES = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        task_vars = task_vars or {}
+        if not self._in_process(task_vars):
+            result.update(self._execute_module(task_vars=task_vars))
+            return result
+        result.update(self._run_in_process())
+        return result
+
+    def _in_process(self, task_vars):
+        if self._task.async_val or not HAS_REQUESTS:
+            return False
+        if getattr(self._connection, "transport", None) != "local":
+            return False
+        return check_type_bool(self._templar.template(task_vars.get(SWITCH, True)))
+
+    def _run_in_process(self):
+        spec = self.module_class.spec()
+        spec.pop("supports_check_mode")
+        validator = ModuleArgumentSpecValidator(**spec)
+        with _environment(self._task_environment()):
+            validation = validator.validate(dict(self._task.args))
+        no_log_values = validation._no_log_values
+        params = validation.validated_parameters
+
+        ctx = TaskContext(check_mode=bool(self._task.check_mode), diff=bool(self._task.diff))
+        if validation.error_messages:
+            error = validation.errors[0]
+            msg = validation.errors.msg
+            if isinstance(error, UnsupportedError):
+                msg = "Unsupported parameters for (%s) module: %s" % (self._task.action, msg)
+            result = dict(failed=True, msg=msg)
+        else:
+            try:
+                result = self.module_class(params, ctx).execute()
+            except ModuleFailure as failure:
+                result = dict(failure.result, failed=True, msg=failure.msg)
+        result["invocation"] = dict(module_args=params)
+        if ctx.warnings:
+            result["warnings"] = ctx.warnings
+        if ctx.deprecations:
+            result["deprecations"] = [dict(d, collection_name="planetscale.cloud") for d in ctx.deprecations]
+        return _mask(result, no_log_values)
+
+    def _task_environment(self):
+        environment = {}
+        self._compute_environment_string(raw_environment_out=environment)
+        return environment
+
+
+def _mask(result, no_log_values):
+    """Mask no_log values in the result, keeping booleans and None as AnsibleModule does."""
+    preserved = {k: v for k, v in result.items() if v is None or isinstance(v, bool)}
+    masked = remove_values(result, no_log_values)
+    masked.update(preserved)
+    return masked
+
+
+@contextmanager
+def _environment(task_environment):
+    """The environment a module would see: the controller's, updated with the task's environment keyword."""
+    saved = dict(os.environ)
+    os.environ.update({str(k): str(v) for k, v in task_environment.items()})
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)

@@ -1,0 +1,233 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from ansible_collections.planetscale.cloud.plugins.module_utils import client as client_module
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, Client, path
+
+SECRET = "pscale_tkn_very_secret_value"
+
+
+def make_client(server, **kwargs):
+    kwargs.setdefault("retries", 3)
+    return Client(server.url + "/v1", authorization="svc:" + SECRET, secrets=[SECRET], **kwargs)
+
+
+def test_get_decodes_json_and_sends_credentials_and_user_agent(server):
+    server.script = [(200, {"id": "u1"})]
+    assert make_client(server).get("/user") == {"id": "u1"}
+    sent = server.requests[0]
+    assert sent["path"] == "/v1/user"
+    assert sent["headers"]["Authorization"] == "svc:" + SECRET
+    assert sent["headers"]["User-Agent"].startswith("planetscale.cloud/")
+
+
+@pytest.mark.parametrize("status", [429, 502, 503, 504])
+def test_get_is_retried_on_transient_status(server, sleeps, status):
+    server.script = [(status, {"code": "x"}), (200, {"ok": True})]
+    assert make_client(server).get("/user") == {"ok": True}
+    assert len(server.requests) == 2
+
+
+def test_retry_after_is_honoured(server, sleeps):
+    server.script = [(429, {"code": "rate_limited"}, {"Retry-After": "7"}), (200, {})]
+    make_client(server).get("/user")
+    assert sleeps == [7.0]
+
+
+def test_retry_after_is_capped(server, sleeps):
+    server.script = [(429, {}, {"Retry-After": "3600"}), (200, {})]
+    make_client(server).get("/user")
+    assert sleeps == [client_module.RETRY_AFTER_MAX]
+
+
+def test_backoff_grows_exponentially_with_jitter(server, sleeps):
+    server.script = [(503, {})] * 3 + [(200, {})]
+    make_client(server).get("/user")
+    assert len(sleeps) == 3
+    for attempt, wait in enumerate(sleeps):
+        ceiling = client_module.BACKOFF_FACTOR * 2 ** attempt
+        assert ceiling / 2 <= wait <= ceiling
+
+
+def test_retries_stop_at_the_bound_and_name_the_endpoint(server, sleeps):
+    server.default = (503, {"code": "unavailable", "message": "Service Unavailable"})
+    with pytest.raises(ApiError) as caught:
+        make_client(server, retries=2).get("/organizations/acme/teams")
+    assert len(server.requests) == 3
+    assert caught.value.status == 503
+    assert "GET /organizations/acme/teams" in str(caught.value)
+    assert "503" in str(caught.value)
+
+
+def test_retries_stop_at_the_time_bound(server, sleeps, monkeypatch):
+    monkeypatch.setattr(client_module, "RETRY_TIME_MAX", 5.0)
+    server.default = (429, {}, {"Retry-After": "4"})
+    with pytest.raises(ApiError):
+        make_client(server, retries=10).get("/user")
+    assert sleeps == [4.0]  # a second wait of 4 s would pass the 5 s bound
+
+
+@pytest.mark.parametrize("status", [502, 504, 500])
+def test_post_is_not_retried_when_it_may_have_been_applied(server, sleeps, status):
+    server.default = (status, {"code": "bad_gateway"})
+    with pytest.raises(ApiError) as caught:
+        make_client(server).post("/organizations/acme/teams", json={"name": "x"})
+    assert len(server.requests) == 1
+    assert caught.value.outcome_unknown
+
+
+@pytest.mark.parametrize("status", [429, 503])
+def test_post_is_retried_when_it_cannot_have_been_applied(server, sleeps, status):
+    server.script = [(status, {}), (201, {"id": "b1"})]
+    assert make_client(server).post("/x", json={}) == {"id": "b1"}
+    assert len(server.requests) == 2
+
+
+def test_post_dropped_connection_is_an_unknown_outcome(server, sleeps):
+    server.default = "drop"
+    with pytest.raises(ApiError) as caught:
+        make_client(server).post("/x", json={})
+    assert len(server.requests) == 1
+    assert caught.value.outcome_unknown
+    assert caught.value.status is None
+
+
+def test_get_dropped_connection_is_retried(server, sleeps):
+    server.script = ["drop", (200, {"ok": 1})]
+    assert make_client(server).get("/x") == {"ok": 1}
+
+
+def test_connection_refused_is_retried_and_reported(sleeps):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    client = Client("http://127.0.0.1:%d/v1" % port, retries=2)
+    with pytest.raises(ApiError) as caught:
+        client.post("/x", json={})
+    assert len(sleeps) == 2  # a POST that never connected is retried
+    assert not caught.value.outcome_unknown
+    assert "could not connect" in str(caught.value)
+
+
+def test_error_carries_api_code_and_message_but_no_secret(server):
+    server.script = [(401, {"code": "unauthorized", "message": "token %s is invalid" % SECRET})]
+    with pytest.raises(ApiError) as caught:
+        make_client(server).get("/user")
+    error = caught.value
+    assert (error.method, error.path, error.status, error.code) == ("GET", "/user", 401, "unauthorized")
+    assert SECRET not in str(error)
+    assert SECRET not in repr(error.as_dict())
+    assert "Authorization" not in str(error.as_dict())
+
+
+def test_error_from_non_json_body_uses_the_reason(server):
+    server.script = [(502, b"<html>bad gateway</html>")]
+    with pytest.raises(ApiError) as caught:
+        make_client(server, retries=0).get("/user")
+    assert caught.value.status == 502
+    assert caught.value.message == "Bad Gateway"
+
+
+def test_oauth_error_body_is_understood(server):
+    server.script = [(400, {"error": "invalid_grant", "error_description": "code already used"})]
+    with pytest.raises(ApiError) as caught:
+        make_client(server).post("/oauth/token", data={"a": "b"})
+    assert (caught.value.code, caught.value.message) == ("invalid_grant", "code already used")
+
+
+def test_missing_is_none_only_when_asked(server):
+    server.default = (404, {"code": "not_found", "message": "Not Found"})
+    assert make_client(server).get("/x", missing_ok=True) is None
+    with pytest.raises(ApiError):
+        make_client(server).get("/x")
+
+
+def page(items, number, last):
+    return (200, {"type": "list", "current_page": number, "next_page": None if number == last else number + 1,
+                  "prev_page": number - 1 or None, "data": items})
+
+
+def test_paginate_follows_next_page_to_the_end_with_the_largest_page(server):
+    server.script = [page(list(range(100)), 1, 3), page(list(range(100, 200)), 2, 3), page([200], 3, 3)]
+    items = list(make_client(server).paginate("/teams", params={"q": "a"}))
+    assert items == list(range(201))
+    assert [r["query"]["page"] for r in server.requests] == [["1"], ["2"], ["3"]]
+    assert all(r["query"]["per_page"] == ["100"] and r["query"]["q"] == ["a"] for r in server.requests)
+
+
+def test_paginate_stops_at_the_cap_without_reading_more_pages(server):
+    server.script = [page(list(range(100)), 1, 3), page(list(range(100, 200)), 2, 3)]
+    assert list(make_client(server).paginate("/teams", limit=150)) == list(range(150))
+    assert len(server.requests) == 2
+
+
+def test_paginate_small_cap_asks_for_a_small_page(server):
+    server.script = [page(list(range(5)), 1, 9)]
+    assert list(make_client(server).paginate("/teams", limit=5)) == list(range(5))
+    assert server.requests[0]["query"]["per_page"] == ["5"]
+
+
+def cursor_page(ids, has_next):
+    return (200, {"type": "list", "has_next": has_next, "has_prev": False, "cursor_start": ids[0],
+                  "cursor_end": ids[-1], "data": [{"id": i} for i in ids]})
+
+
+def test_cursor_pagination_follows_cursor_end(server):
+    server.script = [cursor_page(["a", "b"], True), cursor_page(["c"], False)]
+    pages = []
+    items = list(make_client(server).paginate_cursor("/reports", pages=pages))
+    assert [i["id"] for i in items] == ["a", "b", "c"]
+    assert server.requests[0]["query"] == {"limit": ["100"]}
+    assert server.requests[1]["query"] == {"limit": ["100"], "starting_after": ["b"]}
+    assert pages[-1]["has_next"] is False
+
+
+def test_cursor_pagination_cap_never_reads_past_it(server):
+    server.script = [cursor_page(["a", "b"], True), cursor_page(["c"], True)]
+    items = list(make_client(server).paginate_cursor("/reports", limit=3))
+    assert [i["id"] for i in items] == ["a", "b", "c"]
+    assert server.requests[0]["query"]["limit"] == ["3"]
+    assert server.requests[1]["query"]["limit"] == ["1"]
+
+
+def test_cursor_pagination_walks_backward_from_ending_before(server):
+    server.script = [(200, {"has_next": True, "has_prev": True, "cursor_start": "m", "cursor_end": "n",
+                            "data": [{"id": "m"}, {"id": "n"}]}),
+                     (200, {"has_next": True, "has_prev": False, "cursor_start": "k", "cursor_end": "l",
+                            "data": [{"id": "k"}, {"id": "l"}]})]
+    items = list(make_client(server).paginate_cursor("/reports", ending_before="o"))
+    assert [i["id"] for i in items] == ["m", "n", "k", "l"]
+    assert server.requests[1]["query"] == {"limit": ["100"], "ending_before": ["m"]}
+
+
+@pytest.mark.parametrize("segment, escaped", [
+    ("main", "main"), ("a/b", "a%2Fb"), ("x?y=1", "x%3Fy%3D1"), ("#frag", "%23frag"), ("ü ber", "%C3%BC%20ber"),
+])
+def test_path_segments_are_escaped(segment, escaped):
+    assert path("organizations", segment) == "/organizations/" + escaped
+
+
+@pytest.mark.parametrize("segment", ["", ".", ".."])
+def test_dot_segments_are_refused(segment):
+    with pytest.raises(ValueError):
+        path("organizations", segment, "teams")
+
+
+def test_escaped_path_reaches_the_server_as_one_segment(server):
+    server.script = [(200, {})]
+    make_client(server).get(path("organizations", "../user"))
+    assert server.requests[0]["path"] == "/v1/organizations/..%2Fuser"
+
+
+def test_credentials_are_not_sent_across_hosts_on_redirect(server):
+    other = server.url.replace("127.0.0.1", "localhost")
+    server.script = [(302, b"", {"Location": other + "/signed/file"}), (200, {"ok": True})]
+    assert make_client(server).get("/download") == {"ok": True}
+    assert "Authorization" in server.requests[0]["headers"]
+    assert "Authorization" not in server.requests[1]["headers"]
