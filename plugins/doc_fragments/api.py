@@ -11,7 +11,7 @@ class ModuleDocFragment:
 options:
   access_token:
     description:
-      - An OAuth access token, sent as C(Authorization: Bearer <token>).
+      - "An OAuth access token, sent as C(Authorization: Bearer <token>)."
       - Obtain one with M(planetscale.cloud.token).
       - Mutually exclusive with O(service_token_id) and O(service_token).
       - If not set, the environment variable E(PLANETSCALE_ACCESS_TOKEN) is used.

@@ -1,0 +1,134 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+import pytest
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, Module, ModuleFailure, TaskContext
+
+SECRET = "pscale_tkn_s3cret"
+
+
+class Probe(InfoModule):
+    argument_spec = dict(database=dict(type="str", required=True), limit=dict(type="int"))
+    path_options = ("database",)
+
+    def run(self):
+        return dict(items=self.items(self.org_path("databases", self.params["database"], "regions"),
+                                     limit=self.params["limit"]))
+
+
+def validated(module_class, args, environ=None, monkeypatch=None):
+    for key, value in (environ or {}).items():
+        monkeypatch.setenv(key, value)
+    spec = module_class.spec()
+    spec.pop("supports_check_mode")
+    result = ArgumentSpecValidator(**spec).validate(args)
+    return result
+
+
+def params(server=None, **overrides):
+    values = dict(api_url=(server.url if server else "http://127.0.0.1:9") + "/v1", service_token_id="id1",
+                  service_token=SECRET, access_token=None, api_timeout=5, api_retries=0, validate_certs=True,
+                  ca_path=None, organization="acme", database="shop", limit=None)
+    values.update(overrides)
+    return values
+
+
+def test_spec_has_shared_options_with_env_fallbacks(monkeypatch):
+    result = validated(Probe, {"database": "shop"}, monkeypatch=monkeypatch, environ={
+        "PLANETSCALE_SERVICE_TOKEN_ID": "id1", "PLANETSCALE_SERVICE_TOKEN": SECRET, "PLANETSCALE_ORG": "acme",
+        "PLANETSCALE_API_URL": "http://emulator/v1", "PLANETSCALE_API_RETRIES": "2"})
+    assert not result.error_messages
+    got = result.validated_parameters
+    assert (got["service_token_id"], got["organization"], got["api_url"], got["api_retries"]) == (
+        "id1", "acme", "http://emulator/v1", 2)
+    assert SECRET in result._no_log_values
+
+
+def test_credentials_are_mutually_exclusive(monkeypatch):
+    result = validated(Probe, {"database": "shop", "organization": "acme", "access_token": "a",
+                               "service_token_id": "i", "service_token": "t"}, monkeypatch=monkeypatch)
+    assert "mutually exclusive" in " ".join(result.error_messages)
+
+
+def test_service_token_parts_are_required_together(monkeypatch):
+    result = validated(Probe, {"database": "shop", "organization": "acme", "service_token_id": "i"},
+                       monkeypatch=monkeypatch)
+    assert "required together" in " ".join(result.error_messages)
+
+
+def test_missing_credentials_fail_before_any_request(server):
+    with pytest.raises(ModuleFailure) as caught:
+        Probe(params(server, service_token_id=None, service_token=None)).execute()
+    assert "No credentials" in caught.value.msg
+    assert "PLANETSCALE_SERVICE_TOKEN" in caught.value.msg
+    assert server.requests == []
+
+
+@pytest.mark.parametrize("name", ["", "..", ".", "a\nb"])
+def test_names_that_cannot_be_path_segments_fail_before_any_request(server, name):
+    with pytest.raises(ModuleFailure) as caught:
+        Probe(params(server, database=name)).execute()
+    assert caught.value.msg.startswith("database must be a name")
+    assert server.requests == []
+
+
+def test_limit_below_one_is_refused(server):
+    with pytest.raises(ModuleFailure):
+        Probe(params(server, limit=0)).execute()
+    assert server.requests == []
+
+
+def test_api_error_becomes_one_failure_shape_without_secrets(server):
+    server.default = (401, {"code": "unauthorized", "message": "bad token %s" % SECRET})
+    with pytest.raises(ModuleFailure) as caught:
+        Probe(params(server)).execute()
+    failure = caught.value
+    assert failure.result["status"] == 401
+    assert failure.result["error"]["code"] == "unauthorized"
+    assert failure.msg.startswith("GET /organizations/acme/databases/shop/regions failed with HTTP 401")
+    assert "Check the credentials" in failure.msg
+    assert SECRET not in failure.msg and SECRET not in repr(failure.result)
+
+
+def test_not_found_names_the_organization(server):
+    server.default = (404, {"code": "not_found", "message": "Not Found"})
+    with pytest.raises(ModuleFailure) as caught:
+        Probe(params(server, organization="nope")).execute()
+    assert "organization 'nope'" in caught.value.msg
+
+
+def test_result_is_never_changed_for_info_modules(server):
+    server.default = (200, {"data": [{"id": 1}], "next_page": None})
+    assert Probe(params(server)).execute() == {"items": [{"id": 1}], "changed": False}
+
+
+def test_bearer_token_is_sent_for_access_token(server):
+    server.default = (200, {"data": [], "next_page": None})
+    Probe(params(server, service_token_id=None, service_token=None, access_token="tok")).execute()
+    assert server.requests[0]["headers"]["Authorization"] == "Bearer tok"
+
+
+def test_disabled_certificate_checks_warn(server):
+    server.default = (200, {"data": [], "next_page": None})
+    ctx = TaskContext()
+    Probe(params(server, validate_certs=False), ctx).execute()
+    assert any("validate_certs" in w for w in ctx.warnings)
+
+
+def test_task_context_forwards_warnings_and_deprecations():
+    seen = []
+    ctx = TaskContext(warn=seen.append, deprecate=lambda msg, version=None, date=None: seen.append((msg, version)))
+    ctx.warn("w")
+    ctx.deprecate("d", version="1.0.0")
+    assert seen == ["w", ("d", "1.0.0")]
+
+
+def test_module_without_organization_has_no_organization_option():
+    class NoOrg(Module):
+        uses_organization = False
+
+    assert "organization" not in NoOrg.spec()["argument_spec"]
