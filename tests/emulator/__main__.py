@@ -1,0 +1,68 @@
+"""python -m emulator [--host H] [--port P] [--ready-delay S] [--rate-limit N] [--tls --cert-dir DIR]"""
+
+import argparse
+import asyncio
+from pathlib import Path
+
+import uvicorn
+
+from .app import create_app
+from .state import Settings
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m emulator", description="Run the platform API emulator.")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8787, help="0 picks a free port (printed when ready)")
+    parser.add_argument("--ready-delay", type=float, default=2.0, help="seconds until a new branch is ready")
+    parser.add_argument("--rate-limit", type=int, default=None, help="requests a minute per credential")
+    parser.add_argument("--token-ttl", type=int, default=3600, help="OAuth access token lifetime in seconds")
+    parser.add_argument("--tls", action="store_true", help="serve HTTPS with a generated certificate")
+    parser.add_argument("--cert-dir", type=Path, help="where --tls writes ca.pem (and the server certificate)")
+    parser.add_argument("--log-level", default="warning", help="uvicorn log level")
+    args = parser.parse_args(argv)
+    if args.tls and args.cert_dir is None:
+        parser.error("--tls needs --cert-dir")
+    return args
+
+
+def write_certificates(cert_dir: Path) -> Path:
+    """A fresh CA (ca.pem) and a server certificate for 127.0.0.1 and localhost (server.pem)."""
+    import trustme
+
+    cert_dir.mkdir(parents=True, exist_ok=True)
+    ca = trustme.CA()
+    server = ca.issue_cert("127.0.0.1", "localhost")
+    server.private_key_and_cert_chain_pem.write_to_path(str(cert_dir / "server.pem"))
+    ca.cert_pem.write_to_path(str(cert_dir / "ca.pem"))
+    return cert_dir / "server.pem"
+
+
+async def serve(server: uvicorn.Server, scheme: str) -> None:
+    task = asyncio.create_task(server.serve())
+    while not server.started and not task.done():
+        await asyncio.sleep(0.02)
+    if server.started:
+        host, port = server.servers[0].sockets[0].getsockname()[:2]
+        base = f"{scheme}://{host}:{port}"
+        print(f"emulator ready: api_url={base}/v1 auth_url={base} control={base}/_emulator/world", flush=True)
+    await task
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    settings = Settings(ready_delay=args.ready_delay, rate_limit=args.rate_limit, token_ttl=args.token_ttl)
+    certificate = write_certificates(args.cert_dir) if args.tls else None
+    config = uvicorn.Config(
+        create_app(settings),
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        lifespan="off",
+        ssl_certfile=str(certificate) if certificate else None,
+    )
+    asyncio.run(serve(uvicorn.Server(config), "https" if certificate else "http"))
+
+
+if __name__ == "__main__":
+    main()

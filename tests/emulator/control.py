@@ -1,0 +1,132 @@
+"""The control API under /_emulator/: world, reset, request log, faults, settings, clock,
+consent stand-in, bulk fixtures, and the signed download URLs of query-pattern reports."""
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .api import base_url, world_of
+from .oauth import CODE_LIFETIME
+from .records import Settings, stamp
+from .seed import SeedRequest, build_world, seed_fixtures
+from .traffic import FaultRules, Traffic
+
+router = APIRouter(prefix="/_emulator")
+
+
+class ClockAdvance(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    advance_seconds: float = Field(ge=0)
+
+
+class CodeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    client_id: str
+    redirect_uri: str
+    scope: str | None = None
+    user_id: str | None = None
+
+
+def traffic_of(request: Request) -> Traffic:
+    return request.app.state.traffic
+
+
+def reset(app) -> None:
+    """Back to the seeded world, the start-up settings, an empty log and no fault rules."""
+    app.state.world = build_world(app.state.initial_settings.model_copy())
+    app.state.traffic = Traffic()
+
+
+@router.get("/health")
+async def health():
+    return {"status": "ok"}
+
+
+@router.get("/world")
+async def world(request: Request):
+    base = base_url(request)
+    return {**world_of(request).description, "api_url": f"{base}/v1", "auth_url": base}
+
+
+@router.post("/reset")
+async def reset_world(request: Request):
+    reset(request.app)
+    return {"status": "reset"}
+
+
+@router.get("/requests")
+async def requests(request: Request):
+    return traffic_of(request).requests()
+
+
+@router.delete("/requests", status_code=204)
+async def clear_requests(request: Request):
+    traffic_of(request).clear_requests()
+
+
+@router.get("/faults")
+async def faults(request: Request):
+    return {"rules": traffic_of(request).describe_rules()}
+
+
+@router.post("/faults")
+async def add_faults(request: Request, body: FaultRules):
+    traffic_of(request).add_rules(body.rules)
+    return {"rules": traffic_of(request).describe_rules()}
+
+
+@router.delete("/faults", status_code=204)
+async def clear_faults(request: Request):
+    traffic_of(request).clear_rules()
+
+
+@router.get("/settings")
+async def settings(request: Request):
+    return world_of(request).settings
+
+
+@router.post("/settings")
+async def change_settings(request: Request, changes: Annotated[dict, Body()]):
+    world = world_of(request)
+    try:
+        updated = Settings.model_validate({**world.settings.model_dump(), **changes})
+    except ValidationError as exc:
+        raise RequestValidationError(exc.errors()) from None
+    with world.lock:
+        world.settings = updated
+    return updated
+
+
+@router.get("/clock")
+async def clock(request: Request):
+    world = world_of(request)
+    return {"now": stamp(world.now()), "offset_seconds": world.clock.offset.total_seconds()}
+
+
+@router.post("/clock")
+async def advance_clock(request: Request, body: ClockAdvance):
+    world = world_of(request)
+    with world.lock:
+        world.clock.advance(body.advance_seconds)
+    return await clock(request)
+
+
+@router.post("/oauth/authorization-codes")
+async def authorization_code(request: Request, body: CodeRequest):
+    code = world_of(request).auth.issue_code(body.client_id, body.redirect_uri, body.scope, body.user_id)
+    return {"code": code, "expires_in": int(CODE_LIFETIME.total_seconds())}
+
+
+@router.post("/seed")
+async def seed(request: Request, body: SeedRequest):
+    return seed_fixtures(world_of(request), body)
+
+
+@router.get("/signed/{report_id}")
+async def signed_download(request: Request, report_id: str, expires: int, signature: str):
+    """Stands for the storage host the platform redirects downloads to; needs no credentials."""
+    return world_of(request).signed_report(report_id, expires, signature)

@@ -1,0 +1,454 @@
+"""Pydantic models: the platform's resources (spec section 2) and the request bodies.
+
+Response models hold URL fields as server-relative paths (type ``Link``); they become
+absolute when serialized with ``context={"base": "http://host:port"}``, so every URL
+matches the address (and scheme) the client used.
+"""
+
+import ipaddress
+from datetime import datetime
+from typing import Annotated, Generic, Literal, TypeVar
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    SerializationInfo,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    model_validator,
+)
+
+
+def _absolute(path: str, info: SerializationInfo) -> str:
+    return (info.context or {}).get("base", "") + path
+
+
+def _unset(value: object) -> bool:
+    return value is None
+
+
+Link = Annotated[str, PlainSerializer(_absolute, return_type=str)]
+# A secret shown once (password plain text, OAuth token): the key is left out when unset.
+Secret = Annotated[str | None, Field(default=None, exclude_if=_unset)]
+
+T = TypeVar("T")
+
+
+# ---------------------------------------------------------------- resources
+
+
+class Actor(BaseModel):
+    id: str
+    display_name: str
+    avatar_url: str
+
+
+class Region(BaseModel):
+    id: str
+    provider: str
+    enabled: bool
+    public_ip_addresses: list[str]
+    display_name: str
+    location: str
+    slug: str
+    current_default: bool
+
+
+class ResourceRef(BaseModel):
+    """Short reference: organization reference, restored_from_branch, access resource."""
+
+    id: str
+    name: str
+    created_at: str
+    updated_at: str
+    deleted_at: str | None = None
+
+
+class User(BaseModel):
+    id: str
+    display_name: str
+    name: str
+    email: str
+    avatar_url: str
+    created_at: str
+    updated_at: str
+    two_factor_auth_configured: bool = False
+    default_organization: ResourceRef | None
+    sso: bool = False
+    managed: bool = False
+    directory_managed: bool = False
+    email_verified: bool = True
+
+    def actor(self) -> Actor:
+        return Actor(id=self.id, display_name=self.display_name, avatar_url=self.avatar_url)
+
+
+class OrganizationMember(BaseModel):
+    id: str
+    user: User
+    role: Literal["admin", "member"]
+    created_at: str
+    updated_at: str
+
+
+class DatabaseRef(BaseModel):
+    id: str
+    name: str
+    url: Link
+    branches_url: Link
+
+
+class Team(BaseModel):
+    id: str
+    display_name: str
+    creator: Actor
+    members: list[User] = []
+    databases: list[DatabaseRef] = []
+    name: str
+    slug: str
+    created_at: str
+    updated_at: str
+    description: str = ""
+    managed: bool = False
+
+
+class BranchSummary(BaseModel):
+    name: str
+    id: str
+    production: bool
+    mysql_edge_address: str
+    private_edge_connectivity: bool
+
+
+class Password(BaseModel):
+    id: str
+    name: str
+    role: Literal["reader", "writer", "admin", "readwriter"]
+    cidrs: list[str] | None
+    created_at: str
+    deleted_at: str | None = None
+    expires_at: str | None = None
+    last_used_at: str | None = None
+    expired: bool = False
+    ttl_seconds: int | None
+    access_host_url: str
+    access_host_regional_url: str
+    access_host_regional_urls: list[str]
+    actor: Actor
+    region: Region
+    username: str
+    plain_text: Secret
+    replica: bool
+    renewable: bool
+    database_branch: BranchSummary
+
+
+class MemberPassword(Password):
+    """A Password as listed inside a team membership."""
+
+    direct_vtgate: bool
+    direct_vtgate_addresses: list[str]
+
+
+class TeamMember(BaseModel):
+    id: str
+    user: User
+    actor: Actor
+    created_at: str
+    updated_at: str
+    passwords: list[MemberPassword] = []
+
+
+class Branch(BaseModel):
+    id: str
+    name: str
+    created_at: str
+    updated_at: str
+    deleted_at: str | None = None
+    restore_checklist_completed_at: str | None = None
+    schema_last_updated_at: str
+    kind: Literal["mysql", "postgresql"] = "mysql"
+    mysql_address: str
+    mysql_edge_address: str
+    state: Literal["pending", "sleep_in_progress", "sleeping", "awakening", "ready"] = "pending"
+    vtgate_size: str = "PS_10"
+    vtgate_count: int = 1
+    cluster_name: str = "PS_10"
+    cluster_iops: int = 3000
+    ready: bool = False
+    schema_ready: bool = False
+    metal: bool = False
+    production: bool = False
+    safe_migrations: bool = False
+    sharded: bool = False
+    shard_count: int = 1
+    stale_schema: bool = False
+    actor: Actor
+    restored_from_branch: ResourceRef | None = None
+    private_edge_connectivity: bool = False
+    has_replicas: bool = False
+    has_read_only_replicas: bool = False
+    html_url: Link
+    url: Link
+    region: Region
+    parent_branch: str | None = None
+
+
+class Database(BaseModel):
+    id: str
+    name: str
+    url: Link
+    branches_url: Link
+    html_url: Link
+    region: Region
+    kind: Literal["mysql", "postgresql"] = "mysql"
+    state: str = "ready"
+    ready: bool = True
+    default_branch: str = "main"
+    plan: str = "scaler_pro"
+    sharded: bool = False
+    branches_count: int = 0
+    production_branches_count: int = 0
+    development_branches_count: int = 0
+    allow_data_branching: bool = True
+    deletion_protected: bool = False
+    created_at: str
+    updated_at: str
+    schema_last_updated_at: str
+
+
+class QueryPatternReport(BaseModel):
+    id: str
+    state: Literal["pending", "completed", "failed"] = "pending"
+    created_at: str
+    finished_at: str | None = None
+    url: Link
+    download_url: Link
+    actor: Actor
+
+
+class AccessName(BaseModel):
+    name: str
+    description: str
+
+
+class ServiceTokenAccess(BaseModel):
+    id: str
+    access: str
+    description: str
+    resource_name: str
+    resource_id: str
+    resource_type: str
+    resource: ResourceRef
+
+
+class OrganizationItem(BaseModel):
+    name: str
+    id: str
+    url: Link
+
+
+class DatabaseItem(BaseModel):
+    name: str
+    id: str
+    organization: str
+    url: Link
+
+
+class BranchItem(BaseModel):
+    name: str
+    id: str
+    database: str
+    organization: str
+    url: Link
+
+
+class UserItem(BaseModel):
+    name: str
+    id: str
+
+
+class DatabaseAccesses(BaseModel):
+    databases: list[DatabaseItem] = []
+    accesses: list[AccessName] = []
+
+
+class OrganizationAccesses(BaseModel):
+    organizations: list[OrganizationItem] = []
+    accesses: list[AccessName] = []
+
+
+class BranchAccesses(BaseModel):
+    branches: list[BranchItem] = []
+    accesses: list[AccessName] = []
+
+
+class UserAccesses(BaseModel):
+    users: list[UserItem] = []
+    accesses: list[AccessName] = []
+
+
+class OAuthAccessesByResource(BaseModel):
+    database: DatabaseAccesses = DatabaseAccesses()
+    organization: OrganizationAccesses = OrganizationAccesses()
+    branch: BranchAccesses = BranchAccesses()
+    user: UserAccesses = UserAccesses()
+
+
+class OAuthToken(BaseModel):
+    id: str
+    name: str
+    display_name: str
+    token: Secret
+    plain_text_refresh_token: Secret
+    avatar_url: str
+    created_at: str
+    updated_at: str
+    expires_at: str
+    last_used_at: str | None
+    actor_id: str
+    actor_display_name: str
+    actor_type: str
+    service_token_accesses: list[ServiceTokenAccess]
+    oauth_accesses_by_resource: OAuthAccessesByResource
+
+
+class TokenInfo(BaseModel):
+    active: bool
+    scope: str
+    client_id: str
+    token_type: Literal["Bearer"] = "Bearer"
+    exp: int
+    iat: int
+    sub: str
+
+
+class TokenGrant(BaseModel):
+    """Success body of POST /oauth/token."""
+
+    access_token: str
+    token_type: Literal["Bearer"] = "Bearer"
+    expires_in: int
+    refresh_token: str
+    scope: str
+
+
+# ---------------------------------------------------------------- envelopes
+
+
+class Page(BaseModel, Generic[T]):
+    type: Literal["list"] = "list"
+    current_page: int
+    per_page: int
+    next_page: int | None
+    next_page_url: str | None
+    prev_page: int | None
+    prev_page_url: str | None
+    total_count: int
+    total_pages: int
+    data: list[T]
+
+
+class CursorPage(BaseModel, Generic[T]):
+    type: Literal["list"] = "list"
+    has_next: bool
+    has_prev: bool
+    cursor_start: str | None
+    cursor_end: str | None
+    data: list[T]
+
+
+# ---------------------------------------------------------------- request bodies
+
+
+def _ip_or_cidr(value: str) -> str:
+    try:
+        ipaddress.ip_network(value, strict=False)
+    except ValueError:
+        raise ValueError(f"{value!r} is not an IP address or CIDR range") from None
+    return value
+
+
+def _iso8601(value: str) -> str:
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not an ISO 8601 timestamp") from None
+    return value
+
+
+Cidr = Annotated[StrictStr, AfterValidator(_ip_or_cidr)]
+Iso8601 = Annotated[StrictStr, AfterValidator(_iso8601)]
+Name = Annotated[StrictStr, Field(min_length=1, max_length=255)]
+
+
+class Body(BaseModel):
+    """Request body: JSON types are taken strictly ("5" is not an integer); unknown keys ignored."""
+
+    model_config = ConfigDict(strict=True)
+
+
+class BranchCreate(Body):
+    name: Annotated[StrictStr, Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$")]
+    parent_branch: Name
+    backup_id: StrictStr | None = None
+    region: StrictStr | None = None
+    restore_point: Iso8601 | None = None
+    seed_data: Literal["last_successful_backup"] | None = None
+    cluster_size: Annotated[StrictStr, Field(min_length=1)] | None = None
+
+    @model_validator(mode="after")
+    def _cluster_size_with_backup(self) -> "BranchCreate":
+        if self.backup_id is not None and self.cluster_size is None:
+            raise ValueError("cluster_size is required when backup_id is given")
+        return self
+
+
+class PasswordCreate(Body):
+    name: Name | None = None
+    role: Literal["reader", "writer", "admin", "readwriter"] = "admin"
+    replica: StrictBool = False
+    ttl: Annotated[StrictInt, Field(ge=0)] = 0
+    cidrs: list[Cidr] | None = None
+
+
+class PasswordUpdate(Body):
+    name: Name | None = None
+    cidrs: list[Cidr] | None = None
+
+
+class TeamCreate(Body):
+    name: Name
+    description: StrictStr = ""
+
+
+class TeamUpdate(Body):
+    name: Name | None = None
+    description: StrictStr | None = None
+
+
+class MemberAdd(Body):
+    user_id: Name
+
+
+class AppTokenRequest(Body):
+    """Body of the deprecated POST oauth-applications/{id}/token (spec 4.3)."""
+
+    client_id: StrictStr
+    client_secret: StrictStr
+    grant_type: Literal["authorization_code", "refresh_token"]
+    code: StrictStr | None = None
+    redirect_uri: StrictStr | None = None
+    refresh_token: StrictStr | None = None
+
+    @model_validator(mode="after")
+    def _grant_fields(self) -> "AppTokenRequest":
+        needed = ("code", "redirect_uri") if self.grant_type == "authorization_code" else ("refresh_token",)
+        missing = [field for field in needed if getattr(self, field) is None]
+        if missing:
+            raise ValueError(f"{', '.join(missing)} required for grant_type {self.grant_type}")
+        return self

@@ -1,0 +1,380 @@
+"""The OAuth 2.0 side: the authority that issues and checks credentials, and the
+authorization server at the root (token endpoint and token info).
+
+Service tokens are presented as "<id>:<token>"; access tokens as "Bearer <token>".
+Client credentials of the token endpoint travel in the form body. Authorization codes
+are single-use; refresh tokens rotate, and a refresh revokes the previous access token
+at once. Errors of the token endpoint follow RFC 6749.
+"""
+
+import hmac
+from datetime import timedelta
+from typing import TYPE_CHECKING
+from urllib.parse import parse_qsl
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+from .models import (
+    AccessName,
+    BranchAccesses,
+    BranchItem,
+    DatabaseAccesses,
+    DatabaseItem,
+    OAuthAccessesByResource,
+    OAuthToken,
+    OrganizationAccesses,
+    OrganizationItem,
+    ResourceRef,
+    ServiceTokenAccess,
+    TokenGrant,
+    TokenInfo,
+    User,
+    UserAccesses,
+    UserItem,
+)
+from .records import (
+    AuthCode,
+    Grant,
+    OAuthApp,
+    OAuthError,
+    OrgRecord,
+    Paging,
+    Principal,
+    ServiceToken,
+    Window,
+    invalid_params,
+    locked,
+    not_found,
+    stamp,
+    window,
+)
+
+if TYPE_CHECKING:
+    from .state import World
+
+USER_SCOPES = frozenset({"read_user", "write_user", "email", "profile", "openid"})
+CODE_LIFETIME = timedelta(minutes=10)
+
+
+class Authority:
+    """Service tokens, OAuth applications, authorization codes and grants of one world."""
+
+    def __init__(self, world: "World"):
+        self.world = world
+        self.lock = world.lock
+        self.apps: dict[str, OAuthApp] = {}
+        self.service_tokens: dict[str, ServiceToken] = {}
+        self.codes: dict[str, AuthCode] = {}
+        self.grants: dict[str, Grant] = {}
+        self._by_access: dict[str, Grant] = {}
+        self._by_refresh: dict[str, Grant] = {}
+
+    @locked
+    def add_service_token(self, user: User) -> ServiceToken:
+        token = ServiceToken(id=self.world.new_id(), secret=self.world.new_secret("pscale_tkn_"), user=user)
+        self.service_tokens[token.id] = token
+        return token
+
+    @locked
+    def add_app(self, org: OrgRecord, name: str, redirect_uri: str, scopes: str) -> OAuthApp:
+        app = OAuthApp(
+            id=self.world.new_id(),
+            name=name,
+            organization=org.ref.name,
+            client_id=self.world.new_secret("pscale_app_", 24),
+            client_secret=self.world.new_secret("pscale_app_secret_"),
+            redirect_uri=redirect_uri,
+            scopes=scopes,
+        )
+        self.apps[app.id] = app
+        return app
+
+    @locked
+    def authenticate(self, header: str | None) -> Principal | None:
+        """The principal of an Authorization header value, or None if it is not valid."""
+        if not header:
+            return None
+        scheme, _, value = header.partition(" ")
+        if scheme.lower() == "bearer":
+            grant = self._active_grant(value.strip())
+            if grant is None:
+                return None
+            grant.last_used = self.world.now()
+            return Principal("bearer", grant.user)
+        token_id, _, secret = header.partition(":")
+        token = self.service_tokens.get(token_id.strip())
+        if token is None or not hmac.compare_digest(token.secret.encode(), secret.strip().encode()):
+            return None
+        return Principal("service_token", token.user)
+
+    def _client(self, client_id: str, client_secret: str) -> OAuthApp:
+        for app in self.apps.values():
+            if app.client_id == client_id and hmac.compare_digest(app.client_secret.encode(), client_secret.encode()):
+                return app
+        raise OAuthError(401, "invalid_client", "Client authentication failed: unknown client or wrong secret")
+
+    def _active_grant(self, access_token: str) -> Grant | None:
+        grant = self._by_access.get(access_token)
+        return grant if grant is not None and self.world.now() < grant.expires else None
+
+    @locked
+    def issue_code(self, client_id: str, redirect_uri: str, scope: str | None, user_id: str | None) -> str:
+        """Stand-in for the consent screen: the user authorizes the application."""
+        app = next((a for a in self.apps.values() if a.client_id == client_id), None)
+        if app is None:
+            raise invalid_params(f"client_id: unknown OAuth application {client_id!r}")
+        if redirect_uri != app.redirect_uri:
+            raise invalid_params("redirect_uri: not the redirect URI registered for the application")
+        user = self.world.users.get(user_id) if user_id else self.world.default_user
+        if user is None:
+            raise invalid_params(f"user_id: unknown user {user_id!r}")
+        code = self.world.new_secret("", 40)
+        self.codes[code] = AuthCode(app, redirect_uri, scope or app.scopes, user, self.world.now() + CODE_LIFETIME)
+        return code
+
+    @locked
+    def exchange(
+        self,
+        client_id: str,
+        client_secret: str,
+        grant_type: str,
+        *,
+        code: str | None = None,
+        redirect_uri: str | None = None,
+        refresh_token: str | None = None,
+        app_id: str | None = None,
+    ) -> Grant:
+        """Run an authorization_code or refresh_token grant. app_id, when given, must be the client's."""
+        app = self._client(client_id, client_secret)
+        if app_id is not None and app.id != app_id:
+            raise OAuthError(401, "invalid_client", "The client is not this OAuth application")
+        if grant_type == "authorization_code":
+            return self._redeem_code(app, code or "", redirect_uri or "")
+        return self._refresh(app, refresh_token or "")
+
+    def _redeem_code(self, app: OAuthApp, code: str, redirect_uri: str) -> Grant:
+        auth = self.codes.get(code)
+        if auth is None or auth.app is not app or self.world.now() >= auth.expires:
+            raise OAuthError(400, "invalid_grant", "The authorization code is invalid, expired or already used")
+        if auth.redirect_uri != redirect_uri:
+            raise OAuthError(400, "invalid_grant", "redirect_uri does not match the authorization request")
+        del self.codes[code]
+        now = self.world.now()
+        accesses, by_resource = self._accesses(app, auth.user, auth.scope)
+        grant = Grant(
+            id=self.world.new_id(),
+            app=app,
+            user=auth.user,
+            scope=auth.scope,
+            created=now,
+            issued=now,
+            expires=now,
+            access_token="",
+            refresh_token="",
+            accesses=accesses,
+            by_resource=by_resource,
+        )
+        self.grants[grant.id] = grant
+        return self._issue_tokens(grant)
+
+    def _refresh(self, app: OAuthApp, refresh_token: str) -> Grant:
+        grant = self._by_refresh.get(refresh_token)
+        if grant is None or grant.app is not app:
+            raise OAuthError(400, "invalid_grant", "The refresh token is invalid, revoked or already used")
+        return self._issue_tokens(grant)
+
+    def _issue_tokens(self, grant: Grant) -> Grant:
+        self._by_access.pop(grant.access_token, None)
+        self._by_refresh.pop(grant.refresh_token, None)
+        grant.issued = self.world.now()
+        grant.expires = grant.issued + timedelta(seconds=self.world.settings.token_ttl)
+        grant.access_token = self.world.new_secret("pscale_oauth_", 40)
+        grant.refresh_token = self.world.new_secret("pscale_ref_", 40)
+        self._by_access[grant.access_token] = grant
+        self._by_refresh[grant.refresh_token] = grant
+        return grant
+
+    def _accesses(
+        self, app: OAuthApp, user: User, scope: str
+    ) -> tuple[list[ServiceTokenAccess], OAuthAccessesByResource]:
+        """What a scope string grants: organization, database:*, branch:* and user scopes."""
+        org = self.world.orgs[app.organization]
+        org_name = org.ref.name
+        by_resource = OAuthAccessesByResource(
+            organization=OrganizationAccesses(
+                organizations=[OrganizationItem(name=org_name, id=org.ref.id, url=f"/v1/organizations/{org_name}")]
+            ),
+            database=DatabaseAccesses(
+                databases=[
+                    DatabaseItem(name=d.model.name, id=d.model.id, organization=org_name, url=d.model.url)
+                    for d in org.databases.values()
+                ]
+            ),
+            branch=BranchAccesses(
+                branches=[
+                    BranchItem(
+                        name=b.model.name, id=b.model.id, database=d.model.name, organization=org_name, url=b.model.url
+                    )
+                    for d in org.databases.values()
+                    for b in d.branches.values()
+                    if b.model.production
+                ]
+            ),
+            user=UserAccesses(users=[UserItem(name=user.name, id=user.id)]),
+        )
+        resources = {
+            "organization": ("Organization", org.ref),
+            "user": (
+                "User",
+                ResourceRef(id=user.id, name=user.name, created_at=user.created_at, updated_at=user.updated_at),
+            ),
+        }
+        accesses = []
+        for item in scope.split():
+            kind, _, access = item.rpartition(":")
+            kind = kind or ("user" if access in USER_SCOPES else "organization")
+            description = access.replace("_", " ").capitalize()
+            getattr(by_resource, kind).accesses.append(AccessName(name=access, description=description))
+            resource_type, resource = resources.get(kind, resources["organization"])
+            accesses.append(
+                ServiceTokenAccess(
+                    id=self.world.new_id(),
+                    access=access,
+                    description=description,
+                    resource_name=resource.name,
+                    resource_id=resource.id,
+                    resource_type=resource_type,
+                    resource=resource,
+                )
+            )
+        return accesses, by_resource
+
+    @locked
+    def token_info(self, access_token: str) -> TokenInfo | None:
+        grant = self._active_grant(access_token)
+        if grant is None:
+            return None
+        return TokenInfo(
+            active=True,
+            scope=grant.scope,
+            client_id=grant.app.client_id,
+            exp=int(grant.expires.timestamp()),
+            iat=int(grant.issued.timestamp()),
+            sub=grant.user.id,
+        )
+
+    @locked
+    def token_record(self, grant: Grant, *, reveal: bool = False) -> OAuthToken:
+        """The OAuth token record; the plain-text tokens only when ``reveal`` (right after a grant)."""
+        return OAuthToken(
+            id=grant.id,
+            name=grant.app.name,
+            display_name=f"{grant.app.name} ({grant.user.display_name})",
+            token=grant.access_token if reveal else None,
+            plain_text_refresh_token=grant.refresh_token if reveal else None,
+            avatar_url=grant.user.avatar_url,
+            created_at=stamp(grant.created),
+            updated_at=stamp(grant.issued),
+            expires_at=stamp(grant.expires),
+            last_used_at=stamp(grant.last_used) if grant.last_used else None,
+            actor_id=grant.user.id,
+            actor_display_name=grant.user.display_name,
+            actor_type="User",
+            service_token_accesses=grant.accesses,
+            oauth_accesses_by_resource=grant.by_resource,
+        )
+
+    def _app(self, org: OrgRecord, app_id: str) -> OAuthApp:
+        app = self.apps.get(app_id)
+        if app is None or app.organization != org.ref.name:
+            raise not_found("OAuth application")
+        return app
+
+    def _grant(self, org: OrgRecord, app_id: str, token_id: str) -> Grant:
+        grant = self.grants.get(token_id)
+        if grant is None or grant.app is not self._app(org, app_id):
+            raise not_found("OAuth token")
+        return grant
+
+    @locked
+    def app_tokens(self, org: OrgRecord, app_id: str, paging: Paging) -> Window[OAuthToken]:
+        app = self._app(org, app_id)
+        page = window([g for g in self.grants.values() if g.app is app], paging)
+        return Window([self.token_record(g) for g in page.items], page.total)
+
+    @locked
+    def app_token(self, org: OrgRecord, app_id: str, token_id: str) -> OAuthToken:
+        return self.token_record(self._grant(org, app_id, token_id))
+
+    @locked
+    def revoke_token(self, org: OrgRecord, app_id: str, token_id: str) -> None:
+        grant = self._grant(org, app_id, token_id)
+        del self.grants[grant.id], self._by_access[grant.access_token], self._by_refresh[grant.refresh_token]
+
+    @locked
+    def check_app(self, org: OrgRecord, app_id: str) -> None:
+        self._app(org, app_id)
+
+
+router = APIRouter(prefix="/oauth")
+
+NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+REQUIRED = {
+    "authorization_code": ("code", "redirect_uri", "client_id", "client_secret"),
+    "refresh_token": ("refresh_token", "client_id", "client_secret"),
+}
+
+
+def oauth_error_response(exc: OAuthError) -> JSONResponse:
+    bearer_required = exc.status == 401 and exc.error != "invalid_client"
+    headers = {**NO_STORE, "WWW-Authenticate": "Bearer"} if bearer_required else NO_STORE
+    return JSONResponse({"error": exc.error, "error_description": exc.description}, exc.status, headers=headers)
+
+
+def parse_form(request: Request, body: bytes) -> dict[str, str]:
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/x-www-form-urlencoded":
+        raise OAuthError(400, "invalid_request", "The token endpoint takes an application/x-www-form-urlencoded body")
+    form: dict[str, str] = {}
+    for key, value in parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True):
+        if key in form:
+            raise OAuthError(400, "invalid_request", f"Parameter {key} is repeated")
+        form[key] = value
+    return form
+
+
+@router.post("/token")
+async def token(request: Request):
+    form = parse_form(request, await request.body())
+    grant_type = form.get("grant_type")
+    if not grant_type:
+        raise OAuthError(400, "invalid_request", "Missing required parameter: grant_type")
+    if grant_type not in REQUIRED:
+        raise OAuthError(400, "unsupported_grant_type", f"grant_type {grant_type!r} is not supported")
+    missing = [name for name in REQUIRED[grant_type] if not form.get(name)]
+    if missing:
+        raise OAuthError(400, "invalid_request", f"Missing required parameter(s): {', '.join(missing)}")
+    grant = request.app.state.world.auth.exchange(
+        form["client_id"],
+        form["client_secret"],
+        grant_type,
+        code=form.get("code"),
+        redirect_uri=form.get("redirect_uri"),
+        refresh_token=form.get("refresh_token"),
+    )
+    body = TokenGrant(
+        access_token=grant.access_token,
+        expires_in=round((grant.expires - grant.issued).total_seconds()),
+        refresh_token=grant.refresh_token,
+        scope=grant.scope,
+    )
+    return JSONResponse(body.model_dump(), headers=NO_STORE)
+
+
+@router.get("/token/info")
+async def token_info(request: Request):
+    scheme, _, access_token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not access_token.strip():
+        raise OAuthError(401, "invalid_request", "An Authorization: Bearer <access token> header is required")
+    info = request.app.state.world.auth.token_info(access_token.strip())
+    return JSONResponse(info.model_dump() if info else {"active": False}, headers=NO_STORE)

@@ -1,0 +1,245 @@
+"""Building blocks of the world: errors, settings, the clock, paging, and the records that
+hold resources together with their internal bookkeeping."""
+
+import functools
+import re
+import string
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from itertools import islice
+from typing import Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .models import (
+    Branch,
+    Database,
+    OAuthAccessesByResource,
+    OrganizationMember,
+    Password,
+    QueryPatternReport,
+    Region,
+    ResourceRef,
+    ServiceTokenAccess,
+    Team,
+    TeamMember,
+    User,
+)
+
+T = TypeVar("T")
+
+ID_ALPHABET = string.ascii_lowercase + string.digits
+SECRET_ALPHABET = string.ascii_letters + string.digits
+
+
+class ApiError(Exception):
+    """An error of the resource API, answered as {"code": ..., "message": ...}."""
+
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+    def body(self) -> dict:
+        return {"code": self.code, "message": self.message}
+
+
+def unauthorized() -> ApiError:
+    return ApiError(401, "unauthorized", "Missing or invalid credentials in the Authorization header")
+
+
+def not_found(what: str) -> ApiError:
+    return ApiError(404, "not_found", f"{what} not found")
+
+
+def unprocessable(message: str) -> ApiError:
+    return ApiError(422, "unprocessable", message)
+
+
+def invalid_params(message: str) -> ApiError:
+    return ApiError(422, "invalid_params", message)
+
+
+class OAuthError(Exception):
+    """An RFC 6749 error of the token endpoint."""
+
+    def __init__(self, status: int, error: str, description: str):
+        super().__init__(description)
+        self.status, self.error, self.description = status, error, description
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ready_delay: float = Field(2.0, ge=0, description="seconds until a new branch is ready")
+    report_delay: float = Field(1.0, ge=0, description="seconds until a new report is completed")
+    rate_limit: int | None = Field(None, ge=1, description="requests a minute per credential; null is off")
+    token_ttl: int = Field(3600, ge=1, description="lifetime of OAuth access tokens in seconds")
+
+
+class Clock:
+    """Real UTC time shifted by an offset that only moves forward."""
+
+    def __init__(self) -> None:
+        self.offset = timedelta()
+
+    def now(self) -> datetime:
+        return datetime.now(UTC) + self.offset
+
+    def advance(self, seconds: float) -> None:
+        self.offset += timedelta(seconds=seconds)
+
+
+def stamp(moment: datetime) -> str:
+    """ISO 8601 UTC with milliseconds, as the platform writes it: 2026-11-22T01:02:03.000Z."""
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def slugify(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "team"
+
+
+@dataclass
+class Paging:
+    page: int = 1
+    per_page: int = 25
+
+
+@dataclass
+class Window(Generic[T]):
+    """One page of a collection and the size of the whole collection."""
+
+    items: list[T]
+    total: int
+
+
+def window(values: Collection[T], paging: Paging) -> Window[T]:
+    start = (paging.page - 1) * paging.per_page
+    return Window(list(islice(values, start, start + paging.per_page)), len(values))
+
+
+# ---------------------------------------------------------------- records
+
+
+@dataclass
+class PasswordRecord:
+    model: Password
+    expires: datetime | None
+
+    def settle(self, now: datetime) -> Password:
+        self.model.expired = self.expires is not None and now >= self.expires
+        return self.model
+
+
+@dataclass
+class ReportRecord:
+    model: QueryPatternReport
+    finishes_at: datetime
+
+    def settle(self, now: datetime) -> QueryPatternReport:
+        done = now >= self.finishes_at
+        self.model.state = "completed" if done else "pending"
+        self.model.finished_at = stamp(self.finishes_at) if done else None
+        return self.model
+
+
+@dataclass
+class BranchRecord:
+    model: Branch
+    ready_at: datetime
+    passwords: dict[str, PasswordRecord] = field(default_factory=dict)
+    reports: dict[str, ReportRecord] = field(default_factory=dict)
+
+    def settle(self, now: datetime) -> Branch:
+        ready = now >= self.ready_at
+        self.model.state = "ready" if ready else "pending"
+        self.model.ready = self.model.schema_ready = ready
+        return self.model
+
+
+@dataclass
+class DatabaseRecord:
+    model: Database
+    branches: dict[str, BranchRecord] = field(default_factory=dict)
+
+
+@dataclass
+class TeamRecord:
+    model: Team
+    members: dict[str, TeamMember] = field(default_factory=dict)  # by membership id
+    by_user: dict[str, str] = field(default_factory=dict)  # user id -> membership id
+
+    def render(self) -> Team:
+        return self.model.model_copy(update={"members": [m.user for m in self.members.values()]})
+
+
+@dataclass
+class OrgRecord:
+    ref: ResourceRef
+    regions: dict[str, Region] = field(default_factory=dict)  # by slug
+    databases: dict[str, DatabaseRecord] = field(default_factory=dict)
+    members: dict[str, OrganizationMember] = field(default_factory=dict)  # by user id
+    teams: dict[str, TeamRecord] = field(default_factory=dict)  # by slug
+
+
+@dataclass
+class OAuthApp:
+    id: str
+    name: str
+    organization: str
+    client_id: str
+    client_secret: str
+    redirect_uri: str
+    scopes: str
+
+
+@dataclass
+class ServiceToken:
+    id: str
+    secret: str
+    user: User
+
+
+@dataclass
+class AuthCode:
+    app: OAuthApp
+    redirect_uri: str
+    scope: str
+    user: User
+    expires: datetime
+
+
+@dataclass
+class Grant:
+    """An OAuth application authorized by a user. A refresh renews it in place: new access
+    and refresh tokens, and the previous access token is revoked at once."""
+
+    id: str
+    app: OAuthApp
+    user: User
+    scope: str
+    created: datetime
+    issued: datetime
+    expires: datetime
+    access_token: str
+    refresh_token: str
+    accesses: list[ServiceTokenAccess]
+    by_resource: OAuthAccessesByResource
+    last_used: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Principal:
+    kind: Literal["service_token", "bearer"]
+    user: User
+
+
+def locked(method):
+    """Run a method of an object with a ``lock`` attribute under that lock."""
+
+    @functools.wraps(method)
+    def run_locked(self, *args, **kwargs):
+        with self.lock:
+            return method(self, *args, **kwargs)
+
+    return run_locked

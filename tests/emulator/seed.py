@@ -1,0 +1,201 @@
+"""The seeded world, and bulk fixtures for tests and benchmarks (POST /_emulator/seed)."""
+
+from datetime import timedelta
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .models import PasswordCreate, Region
+from .records import Settings, unprocessable
+from .state import World
+
+ORGANIZATION = "acme"
+DATABASE = "app"
+BRANCH = "main"
+LARGE_TEAM_SIZE = 260
+APP_SCOPES = "read_user read_organization write_organization read_databases write_databases"
+
+# slug, provider, display name, location, enabled
+REGIONS = [
+    ("us-east", "AWS", "AWS us-east-1 (N. Virginia)", "Ashburn, Virginia", True),
+    ("us-west", "AWS", "AWS us-west-2 (Oregon)", "Boardman, Oregon", True),
+    ("eu-west", "AWS", "AWS eu-west-1 (Dublin)", "Dublin, Ireland", True),
+    ("ap-northeast", "AWS", "AWS ap-northeast-1 (Tokyo)", "Tokyo, Japan", True),
+    ("gcp-us-central1", "GCP", "GCP us-central1 (Council Bluffs)", "Council Bluffs, Iowa", False),
+]
+
+
+def build_world(settings: Settings) -> World:
+    world = World(settings)
+    with world.lock:
+        _seed(world)
+    return world
+
+
+def _seed(world: World) -> None:
+    now = world.now()
+    org = world.add_org(ORGANIZATION, created=now - timedelta(days=400))
+    for index, (slug, provider, display_name, location, enabled) in enumerate(REGIONS):
+        org.regions[slug] = Region(
+            id=world.new_id(),
+            provider=provider,
+            enabled=enabled,
+            display_name=display_name,
+            location=location,
+            public_ip_addresses=[f"198.51.100.{index * 4 + n}" for n in (1, 2, 3)],
+            slug=slug,
+            current_default=index == 0,
+        )
+    admin = world.add_user("Emulator Admin", "admin@acme.test", org, role="admin")
+    outsider = world.add_user("Outside Contractor", "contractor@elsewhere.test", None)
+    world.default_user = admin
+    db = world.add_database(org, DATABASE, org.regions["us-east"], created=now - timedelta(days=300))
+    world.add_branch(
+        org,
+        db,
+        BRANCH,
+        db.model.region,
+        admin,
+        production=True,
+        cluster="PS_40",
+        created=now - timedelta(days=300),
+        ready=True,
+    )
+
+    regular = world.add_team(org, "Engineering", "Application engineers", admin, databases=(db,))
+    for n in (1, 2):
+        world.add_team_member(regular, world.add_user(f"Engineer {n}", f"engineer{n}@acme.test", org), admin)
+    world.add_team_member(regular, admin, admin)
+    sso = world.add_team(org, "SSO Admins", "Synchronized from the identity provider", admin, managed=True)
+    for n in (1, 2):
+        world.add_team_member(sso, world.add_user(f"Directory User {n}", f"directory{n}@acme.test", org), admin)
+    large = world.add_team(org, "Everyone", "Every person in the company", admin)
+    for n in range(1, LARGE_TEAM_SIZE + 1):
+        world.add_team_member(large, world.add_user(f"Employee {n}", f"employee{n}@acme.test", org), admin)
+    spare = [world.add_user(f"Member {n}", f"member{n}@acme.test", org) for n in range(1, 11)]
+
+    token = world.auth.add_service_token(admin)
+    forbidden = world.auth.add_service_token(outsider)
+    app = world.auth.add_app(org, "Emulator CLI", "http://127.0.0.1:8976/oauth/callback", APP_SCOPES)
+    world.description = {
+        "organization": ORGANIZATION,
+        "database": DATABASE,
+        "branch": BRANCH,
+        "regions": [slug for slug, *_ in REGIONS],
+        "default_region": "us-east",
+        "service_token": {"id": token.id, "token": token.secret},
+        "forbidden_service_token": {"id": forbidden.id, "token": forbidden.secret},
+        "oauth_application": {
+            "id": app.id,
+            "name": app.name,
+            "organization": ORGANIZATION,
+            "client_id": app.client_id,
+            "client_secret": app.client_secret,
+            "redirect_uri": app.redirect_uri,
+            "scope": app.scopes,
+        },
+        "teams": {"regular": regular.model.slug, "sso_managed": sso.model.slug, "large": large.model.slug},
+        "user": {"id": admin.id, "email": admin.email},
+        "users": [{"id": u.id, "email": u.email} for u in spare],
+    }
+
+
+# ---------------------------------------------------------------- bulk fixtures
+
+Count = Field(ge=1, le=20000)
+
+
+class Fixture(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TeamsFixture(Fixture):
+    count: int = Count
+    prefix: str = "team"
+
+
+class PasswordsFixture(Fixture):
+    database: str = DATABASE
+    branch: str = BRANCH
+    count: int = Count
+    prefix: str = "password"
+    role: Literal["reader", "writer", "admin", "readwriter"] = "reader"
+
+
+class MembersFixture(Fixture):
+    team: str
+    count: int = Count
+
+
+class ReportsFixture(Fixture):
+    database: str = DATABASE
+    branch: str = BRANCH
+    count: int = Count
+
+
+class BranchesFixture(Fixture):
+    database: str = DATABASE
+    parent: str = BRANCH
+    count: int = Count
+    prefix: str = "branch"
+
+
+class SeedRequest(Fixture):
+    """Bulk fixtures; seeded teams, branches and reports are ready/completed at once."""
+
+    teams: TeamsFixture | None = None
+    passwords: PasswordsFixture | None = None
+    team_members: MembersFixture | None = None
+    reports: ReportsFixture | None = None
+    branches: BranchesFixture | None = None
+
+
+def _free_names(prefix: str, count: int, taken) -> list[str]:
+    names, n = [], 0
+    while len(names) < count:
+        n += 1
+        if f"{prefix}-{n}" not in taken:
+            names.append(f"{prefix}-{n}")
+    return names
+
+
+def seed_fixtures(world: World, request: SeedRequest) -> dict:
+    """Create the requested fixtures in the seeded organization; answer their names or ids."""
+    created: dict[str, list[str]] = {}
+    with world.lock:
+        org = world.orgs[ORGANIZATION]
+        actor = world.default_user
+        if request.teams:
+            taken = {t.model.name for t in org.teams.values()} | set(org.teams)
+            names = _free_names(request.teams.prefix, request.teams.count, taken)
+            created["teams"] = [world.add_team(org, name, "", actor).model.slug for name in names]
+        if request.branches:
+            spec = request.branches
+            db = world.find_database(org, spec.database)
+            parent = world.find_branch(org, spec.database, spec.parent)
+            names = _free_names(spec.prefix, spec.count, db.branches)
+            created["branches"] = [
+                world.add_branch(org, db, name, parent.model.region, actor, parent, ready=True).model.name
+                for name in names
+            ]
+        if request.passwords:
+            spec = request.passwords
+            branch = world.find_branch(org, spec.database, spec.branch)
+            created["passwords"] = [
+                world.add_password(branch, actor, PasswordCreate(name=f"{spec.prefix}-{n}", role=spec.role)).id
+                for n in range(1, spec.count + 1)
+            ]
+        if request.team_members:
+            team = world.find_team(org, request.team_members.team)
+            if team.model.managed:
+                raise unprocessable("Cannot seed members into a team managed by single sign-on")
+            first = len(world.users) + 1
+            created["team_members"] = [
+                world.add_team_member(team, world.add_user(f"Person {n}", f"person{n}@acme.test", org), actor).user.id
+                for n in range(first, first + request.team_members.count)
+            ]
+        if request.reports:
+            spec = request.reports
+            branch = world.find_branch(org, spec.database, spec.branch)
+            created["reports"] = [world.add_report(branch, actor, done=True).id for _ in range(spec.count)]
+    return created

@@ -1,0 +1,248 @@
+"""The outermost ASGI layer: request log, fault injection and rate limiting.
+
+It sees every request before FastAPI does and receives the server's own ``send``, so a
+"drop" fault can abort the TCP connection. The control API under /_emulator/ passes
+through untouched (never logged, never faulted), except the signed download URLs, which
+stand for another host and are logged like the platform's own requests.
+"""
+
+import asyncio
+import math
+import random
+import re
+import threading
+from collections import deque
+from typing import Literal
+from urllib.parse import parse_qsl
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .records import Principal, unauthorized
+from .state import World
+
+CONTROL_PREFIX = "/_emulator/"
+SIGNED_PREFIX = "/_emulator/signed/"
+GATEWAY_PAGE = "<html><head><title>{0}</title></head><body><center><h1>{0}</h1></center></body></html>\n"
+REASONS = {500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout"}
+
+
+class FaultRule(BaseModel):
+    """Matches method ("*" = any) and path (regular expression, searched in the request path)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    method: str = "*"
+    path: str = ""
+    status: Literal[429, 500, 502, 503, 504] | None = None
+    delay: float = Field(0, ge=0, le=300)
+    drop: bool = False
+    after_commit: bool = False
+    times: int | None = Field(None, ge=1)
+    probability: float | None = Field(None, ge=0, le=1)
+    seed: int | None = None
+    retry_after: int = Field(1, ge=0)
+
+    @field_validator("path")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"not a regular expression: {exc}") from None
+        return value
+
+    @model_validator(mode="after")
+    def _one_effect(self) -> "FaultRule":
+        if self.status is not None and self.drop:
+            raise ValueError("a rule answers a status or drops the connection, not both")
+        if self.status is None and not self.drop and not self.delay:
+            raise ValueError("a rule needs status, drop or delay")
+        if self.after_commit and self.status is None and not self.drop:
+            raise ValueError("after_commit needs status or drop")
+        return self
+
+    @property
+    def fails(self) -> bool:
+        return self.status is not None or self.drop
+
+
+class FaultRules(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rules: list[FaultRule]
+
+
+class ActiveRule:
+    def __init__(self, rule: FaultRule):
+        self.rule = rule
+        self.pattern = re.compile(rule.path)
+        self.remaining = rule.times
+        self.rng = random.Random(rule.seed)
+
+    def fires(self, method: str, path: str) -> bool:
+        rule = self.rule
+        if rule.method not in ("*", "") and rule.method.upper() != method:
+            return False
+        if self.remaining == 0 or not self.pattern.search(path):
+            return False
+        if rule.probability is not None and self.rng.random() >= rule.probability:
+            return False
+        if self.remaining is not None:
+            self.remaining -= 1
+        return True
+
+    def describe(self) -> dict:
+        return {**self.rule.model_dump(), "remaining": self.remaining}
+
+
+class Traffic:
+    """Request log, fault rules and rate-limit windows of one emulator run."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.log: list[dict] = []
+        self.rules: list[ActiveRule] = []
+        self.windows: dict[str, deque[float]] = {}
+
+    def record(self, entry: dict) -> None:
+        with self.lock:
+            self.log.append(entry)
+
+    def requests(self) -> list[dict]:
+        with self.lock:
+            return [dict(entry) for entry in self.log]
+
+    def clear_requests(self) -> None:
+        with self.lock:
+            self.log.clear()
+
+    def add_rules(self, rules: list[FaultRule]) -> None:
+        with self.lock:
+            self.rules.extend(ActiveRule(rule) for rule in rules)
+
+    def clear_rules(self) -> None:
+        with self.lock:
+            self.rules.clear()
+
+    def describe_rules(self) -> list[dict]:
+        with self.lock:
+            return [rule.describe() for rule in self.rules]
+
+    def match(self, method: str, path: str) -> FaultRule | None:
+        with self.lock:
+            return next((active.rule for active in self.rules if active.fires(method, path)), None)
+
+    def admit(self, key: str, now: float, per_minute: int) -> int | None:
+        """Count a request in its credential's one-minute window; seconds to wait if over the limit."""
+        with self.lock:
+            window = self.windows.setdefault(key, deque())
+            while window and window[0] <= now - 60:
+                window.popleft()
+            if len(window) >= per_minute:
+                return max(1, math.ceil(window[0] + 60 - now))
+            window.append(now)
+            return None
+
+
+def fault_response(rule: FaultRule) -> Response:
+    if rule.status == 429:
+        body = {"code": "rate_limited", "message": "Too many requests, retry later"}
+        return JSONResponse(body, 429, headers={"Retry-After": str(rule.retry_after)})
+    if rule.status == 500:
+        return JSONResponse({"code": "internal_server_error", "message": "Internal Server Error"}, 500)
+    # what a proxy in front of the platform answers: not JSON
+    headers = {"Retry-After": str(rule.retry_after)} if rule.status == 503 else None
+    page = GATEWAY_PAGE.format(f"{rule.status} {REASONS[rule.status]}")
+    return Response(page, rule.status, headers=headers, media_type="text/html")
+
+
+async def drop_connection(send: Send) -> None:
+    """Close the TCP connection without an answer (uvicorn's ``send`` is bound to its cycle)."""
+    transport = getattr(getattr(send, "__self__", None), "transport", None)
+    if transport is None:
+        raise ConnectionResetError("fault rule dropped the connection (needs a real server)")
+    transport.abort()
+    await asyncio.sleep(0)  # let the server notice the connection is gone before the app returns
+
+
+async def discard(message: dict) -> None:
+    """The response of an after_commit request: the client gets the fault instead."""
+
+
+def log_entry(scope: Scope, header: str | None, principal: Principal | None) -> dict:
+    """What the request log keeps of a request: never the credential itself."""
+    return {
+        "method": scope["method"],
+        "path": scope["path"],
+        "query": dict(parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)),
+        "status": None,
+        "credential": "none" if header is None else principal.kind if principal else "invalid",
+        "authorization_sent": header is not None,
+        "fault": None,
+    }
+
+
+def refusal(
+    path: str, header: str | None, principal: Principal | None, world: World, traffic: Traffic
+) -> Response | None:
+    """The resource API authenticates every request first, then applies the rate limit."""
+    if not path.startswith("/v1/"):
+        return None
+    if principal is None:
+        error = unauthorized()
+        return JSONResponse(error.body(), error.status)
+    limit = world.settings.rate_limit
+    retry_after = limit and traffic.admit(header, world.now().timestamp(), limit)
+    if retry_after:
+        body = {"code": "rate_limited", "message": f"Rate limit of {limit} requests a minute exceeded"}
+        return JSONResponse(body, 429, headers={"Retry-After": str(retry_after)})
+    return None
+
+
+class TrafficMiddleware:
+    def __init__(self, app: ASGIApp, host):
+        self.app = app
+        self.host = host  # the FastAPI app: its state holds the current world and traffic
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or (path.startswith(CONTROL_PREFIX) and not path.startswith(SIGNED_PREFIX)):
+            await self.app(scope, receive, send)
+            return
+        world, traffic = self.host.state.world, self.host.state.traffic
+        header = Headers(scope=scope).get("authorization")
+        principal = world.auth.authenticate(header)
+        entry = log_entry(scope, header, principal)
+        traffic.record(entry)
+
+        async def send_recorded(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                entry["status"] = message["status"]
+            await send(message)
+
+        rule = traffic.match(scope["method"], path)
+        if rule is not None:
+            entry["fault"] = rule.model_dump(include={"status", "drop", "delay", "after_commit"}, exclude_defaults=True)
+            if rule.delay:
+                await asyncio.sleep(rule.delay)
+            if rule.fails and not rule.after_commit:
+                await self._fail(rule, scope, receive, send, send_recorded)
+                return
+        refused = refusal(path, header, principal, world, traffic)
+        if refused is not None:
+            await refused(scope, receive, send_recorded)
+        elif rule is not None and rule.fails:  # after_commit: apply the request, then fail
+            await self.app(scope, receive, discard)
+            await self._fail(rule, scope, receive, send, send_recorded)
+        else:
+            await self.app(scope, receive, send_recorded)
+
+    @staticmethod
+    async def _fail(rule: FaultRule, scope: Scope, receive: Receive, send: Send, send_recorded: Send) -> None:
+        if rule.drop:
+            await drop_connection(send)
+        else:
+            await fault_response(rule)(scope, receive, send_recorded)
