@@ -1,0 +1,297 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The shared logic of resource modules: read, compare the supplied options, one write.
+
+A module states its resource's rules through a few attributes and hooks; Resource.run()
+does the rest the same way for every module:
+
+- state=present: read; create when missing; otherwise compare only the options the user
+  supplied, refuse a create-only field that differs (or replace the resource where the module
+  offers the option replace), and send one update with only what differs.
+- state=absent: delete; a resource that is already missing is changed=false.
+- Check mode never writes: the result predicts changed and the resource.
+- Diff mode: before and after of the managed fields only.
+- A write whose outcome is unknown (ApiError.outcome_unknown) is followed by a read and the
+  module continues from what exists, so nothing is created twice.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import time
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
+
+STATE_OPTION = dict(type="str", choices=["present", "absent"], default="present")
+CREATE_ATTEMPTS = 3
+# A create refused because the name is taken: another run may have created it meanwhile.
+CONFLICT_STATUSES = frozenset((409, 422))
+
+
+class Resource(Module):
+    """A resource with state present or absent. Subclasses set the attributes and hooks below."""
+
+    kind = None  # the result key and the word in messages, e.g. "branch"
+    collection = ()  # the collection's path below the organization; "{option}" stands for an option's value
+    key = "id"  # the field of the resource that names it in its path
+    fields = ()  # the managed fields: compared when the user supplies them, shown in the diff
+    create_only = ()  # managed fields that only a new resource can take
+    required_to_create = ()  # options needed only when the resource must be created
+    names = ()  # options (strings or lists of strings) that must not be blank
+
+    def __init__(self, params, ctx=None):
+        super().__init__(params, ctx)
+        self.created = False  # the resource is new (or predicted new) in this run
+
+    @classmethod
+    def spec(cls):
+        spec = super().spec()
+        spec["argument_spec"].setdefault("state", dict(STATE_OPTION))
+        return spec
+
+    def validate(self):
+        super().validate()
+        for name in self.names:
+            value = self.params.get(name)
+            texts = value if isinstance(value, list) else [] if value is None else [value]
+            if any(not text.strip() for text in texts):
+                raise ModuleFailure("%s must not be empty." % name)
+
+    def url(self, *segments):
+        """The path of the collection, or with segments of something in it."""
+        parts = [self.params[part[1:-1]] if part.startswith("{") else part for part in self.collection]
+        return self.org_path(*(parts + list(segments)))
+
+    # Hooks ----------------------------------------------------------------------------------
+
+    def read(self):
+        """The resource as the API has it, or None when it does not exist."""
+        raise NotImplementedError
+
+    def create(self, values):
+        """Create the resource from values (managed fields) and the other options; return it."""
+        return self.client.post(self.url(), json=values)
+
+    def update(self, resource, changes):
+        """Apply changes (managed fields that differ) in one write; return the resource."""
+        return self.client.patch(self.url(resource[self.key]), json=changes)
+
+    def delete(self, resource):
+        self.client.delete(self.url(resource[self.key]), missing_ok=True)
+
+    def managed(self, resource):
+        """The managed fields of a resource, in the form they are compared and shown."""
+        return {name: resource.get(name) for name in self.fields}
+
+    def wanted(self, resource):
+        """The managed fields the user supplied (not defaults), in the form managed() gives."""
+        return {name: self.params[name] for name in self.fields if self.params.get(name) is not None}
+
+    def same(self, name, have, want):
+        """Whether a field already has the wanted value. The order of a list does not matter."""
+        if isinstance(have, list) or isinstance(want, list):
+            return sorted(map(str, have or [])) == sorted(map(str, want or []))
+        return have == want
+
+    def predict(self, resource, changes):
+        """The resource as it would be after the changes (check mode); resource is None for a new one."""
+        return dict(resource or {}, **changes)
+
+    def guard(self, resource):
+        """Refuse, by raising ModuleFailure, a change to a resource before anything is sent."""
+
+    def recover(self, error):
+        """After a create whose outcome is unknown: the resource if it exists, else None to create again."""
+        return self.read()
+
+    def finish(self, resource, changed):
+        """Last step of state=present, also in check mode (where it must not write): (resource, changed)."""
+        return resource, changed
+
+    def returned(self, resource):
+        """The result keys for the resource."""
+        return {self.kind: resource}
+
+    def shown(self, fields):
+        """Managed fields as the diff shows them: lists sorted, unknown values left out."""
+        return {name: sorted(value) if isinstance(value, list) else value
+                for name, value in fields.items() if value is not None}
+
+    def label(self):
+        """The resource in messages, e.g. "branch 'dev' of database 'shop'"."""
+        return "%s %r" % (self.kind, self.params.get("name"))
+
+    # The flow -------------------------------------------------------------------------------
+
+    def run(self):
+        resource = self.read()
+        if self.params["state"] == "absent":
+            return self.absent(resource)
+        return self.present(resource)
+
+    def present(self, resource):
+        before = self.managed(resource) if resource is not None else {}
+        changed = False
+        if resource is None and self.params.get("id"):
+            raise ModuleFailure("%s with id %r does not exist; leave id out to create it." % (
+                capital(self.label()), self.params["id"]))
+        if resource is None:
+            missing = [name for name in self.required_to_create if self.params.get(name) is None]
+            if missing:
+                raise ModuleFailure("%s %s required to create %s, which does not exist." % (
+                    " and ".join(missing), "is" if len(missing) == 1 else "are", self.label()))
+            values = self.wanted(None)
+            self.created = changed = True
+            if self.ctx.check_mode:
+                resource, changed = self.finish(self.predict(None, values), changed)
+                return self.outcome(changed, resource, before)
+            resource, changed = self.create_once(values)
+        changes = self.differences(resource)
+        if self.created and changed:  # the create-only fields were just sent: how the API spells them is the truth
+            changes = dict((name, value) for name, value in changes.items() if name not in self.create_only)
+        fixed = [name for name in self.create_only if name in changes]
+        if fixed:
+            resource, changed = self.replace(resource, fixed[0]), True
+        elif changes:
+            self.guard(resource)
+            resource = self.predict(resource, changes) if self.ctx.check_mode else self.update_once(resource, changes)
+            changed = True
+        resource, changed = self.finish(resource, changed)
+        return self.outcome(changed, resource, before)
+
+    def absent(self, resource):
+        if resource is None:
+            return self.outcome(False, None, {})
+        self.guard(resource)
+        if not self.ctx.check_mode:
+            self.delete_once(resource)
+        return self.outcome(True, None, self.managed(resource))
+
+    def differences(self, resource):
+        have = self.managed(resource)
+        return {name: want for name, want in self.wanted(resource).items() if not self.same(name, have.get(name), want)}
+
+    def replace(self, resource, field):
+        """A create-only field differs: fail naming it, or delete and create anew where the user asked."""
+        have, want = self.managed(resource), self.wanted(resource)
+        if not self.params.get("replace"):
+            remedy = ("set replace: true to delete it and create it again" if "replace" in self.argument_spec
+                      else "delete it first to create it again")
+            raise ModuleFailure("%s has %s %s, not %s: %s can only be set when the %s is created; %s." % (
+                capital(self.label()), field, _text(have.get(field)), _text(want[field]), field, self.kind, remedy))
+        self.guard(resource)
+        values = dict(have, **want)
+        self.created = True
+        if self.ctx.check_mode:
+            return self.predict(None, values)
+        self.delete_once(resource)
+        return self.create_once(values)[0]
+
+    def outcome(self, changed, resource, before):
+        result = dict(changed=changed)
+        if resource is not None:
+            result.update(self.returned(resource))
+        if self.ctx.diff:
+            after = self.managed(resource) if resource is not None else {}
+            result["diff"] = dict(before=self.shown(before), after=self.shown(after))
+        return result
+
+    # Writes that survive an unknown outcome ---------------------------------------------------
+
+    def create_once(self, values):
+        """Create, and after an unknown outcome read what exists rather than create twice: (resource, changed)."""
+        for attempt in range(1, CREATE_ATTEMPTS + 1):
+            try:
+                return self.create(values), True
+            except ApiError as error:
+                if error.outcome_unknown:
+                    found = self.recover(error)
+                    if found is not None:
+                        return found, True
+                    if attempt < CREATE_ATTEMPTS:
+                        continue
+                elif error.status in CONFLICT_STATUSES:
+                    found = self.read()
+                    if found is not None:
+                        return found, False
+                raise
+
+    def update_once(self, resource, changes):
+        try:
+            return self.update(resource, changes)
+        except ApiError as error:
+            if not error.outcome_unknown:
+                self.explain_refusal(error)
+                raise
+            found = self.read()
+            if found is None or self.differences(found):
+                raise
+            return found
+
+    def delete_once(self, resource):
+        try:
+            self.delete(resource)
+        except ApiError as error:
+            if not error.outcome_unknown:
+                self.explain_refusal(error)
+                raise
+            if self.read() is not None:
+                raise
+
+    def explain_refusal(self, error):
+        """A write the API refused (422) because of what guard() checks: fail with guard()'s sentence."""
+        if error.status != 422:
+            return
+        try:
+            found = self.read()
+        except (ApiError, ModuleFailure):
+            return  # the refusal itself is the better report
+        try:
+            if found is not None:
+                self.guard(found)
+        except ModuleFailure as failure:
+            raise ModuleFailure(failure.msg, status=error.status, error=error.as_dict())
+
+
+def poll(read, done, timeout, current=None, first=1.0, factor=1.5, longest=15.0):
+    """Read until done(value), waiting longer each time, for at most timeout seconds: (value, done).
+
+    When current is given it is judged first, so the first read comes after the first wait.
+    """
+    deadline = time.monotonic() + timeout
+    delay = first
+    value = current if current is not None else read()
+    while not done(value):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return value, False
+        time.sleep(min(delay, left))
+        delay = min(delay * factor, longest)
+        value = read()
+    return value, True
+
+
+def networks(cidrs, option="cidrs"):
+    """The set of IP networks that addresses or CIDR ranges name; ModuleFailure naming one that is neither."""
+    found = set()
+    for cidr in cidrs or []:
+        try:
+            found.add(ipaddress.ip_network(cidr, strict=False))
+        except ValueError:
+            raise ModuleFailure("%s: %r is not an IP address or CIDR range." % (option, cidr))
+    return found
+
+
+def _text(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return "%r" % value
+    return "none" if value is None else str(value)
+
+
+def capital(text):
+    """The text with its first letter in upper case (str.capitalize lowers the rest)."""
+    return text[:1].upper() + text[1:]

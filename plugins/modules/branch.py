@@ -1,0 +1,245 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: branch
+short_description: Create, wait for and delete database branches
+version_added: 0.1.0
+description:
+  - Ensures that a branch of a database exists, and by default waits until it is ready to serve queries.
+  - Ensures that a branch does not exist.
+  - O(parent_branch) and O(region) can only be chosen when the branch is created; a difference on an existing
+    branch fails and names the field.
+  - O(backup_id), O(restore_point), O(seed_data) and O(cluster_size) only shape a new branch; the API does not
+    return them, so they are never compared with an existing branch.
+author:
+  - planetscale.cloud contributors (@planetscale-ansible)
+options:
+  database:
+    description:
+      - The name of the database.
+    type: str
+    required: true
+  name:
+    description:
+      - The name of the branch.
+    type: str
+    required: true
+  state:
+    description:
+      - V(present) creates the branch if it does not exist.
+      - V(absent) deletes the branch; a branch that does not exist is not a change.
+    type: str
+    choices: [present, absent]
+    default: present
+  parent_branch:
+    description:
+      - The branch the new branch is created from. Required to create a branch.
+    type: str
+  region:
+    description:
+      - The slug of the region to create the branch in. By default the database's default region.
+      - See M(planetscale.cloud.region_info) for the regions a database can use.
+    type: str
+  backup_id:
+    description:
+      - Restore the schema and data of this backup into the new branch. Requires O(cluster_size).
+    type: str
+  restore_point:
+    description:
+      - A point in time (ISO 8601) to restore into the new branch. PostgreSQL databases only.
+    type: str
+  seed_data:
+    description:
+      - Restore the schema and data of the last successful backup into the new branch.
+    type: str
+    choices: [last_successful_backup]
+  cluster_size:
+    description:
+      - The cluster size of the new branch, of the form V(SIZE_10) (or the platform's spelling V(PS_10)).
+      - Required with O(backup_id).
+    type: str
+  wait:
+    description:
+      - Wait until the branch is ready to serve queries, polling with growing intervals.
+    type: bool
+    default: true
+  wait_timeout:
+    description:
+      - Seconds to wait for the branch to be ready. The task fails after that, with the branch's last state.
+    type: int
+    default: 600
+extends_documentation_fragment:
+  - planetscale.cloud.api
+  - planetscale.cloud.api.connection
+  - planetscale.cloud.api.organization
+  - planetscale.cloud.attributes.resource
+requirements:
+  - requests
+"""
+
+EXAMPLES = r"""
+- name: Create a preview branch from main and wait until it is ready
+  planetscale.cloud.branch:
+    organization: acme
+    database: shop
+    name: preview-42
+    parent_branch: main
+  register: preview
+
+- name: Show where to connect
+  ansible.builtin.debug:
+    msg: "{{ preview.branch.mysql_edge_address }}"
+
+- name: Restore a backup into a new branch
+  planetscale.cloud.branch:
+    organization: acme
+    database: shop
+    name: restored
+    parent_branch: main
+    backup_id: k2l3m4n5o6p7
+    cluster_size: PS_10
+    wait_timeout: 1800
+
+- name: Delete the preview branch
+  planetscale.cloud.branch:
+    organization: acme
+    database: shop
+    name: preview-42
+    state: absent
+"""
+
+RETURN = r"""
+branch:
+  description:
+    - The branch. In check mode, when it would be created, the fields that are known before creating it.
+  returned: O(state=present)
+  type: dict
+  contains:
+    id:
+      description: The ID of the branch.
+      type: str
+    name:
+      description: The name of the branch.
+      type: str
+      sample: preview-42
+    parent_branch:
+      description: The branch it was created from.
+      type: str
+      sample: main
+    state:
+      description: V(pending), V(sleep_in_progress), V(sleeping), V(awakening) or V(ready).
+      type: str
+      sample: ready
+    ready:
+      description: Whether the branch is ready to serve queries.
+      type: bool
+    region:
+      description: The region of the branch (slug, display_name, and so on).
+      type: dict
+    mysql_edge_address:
+      description: The address to connect to.
+      type: str
+    production:
+      description: Whether it is a production branch.
+      type: bool
+    cluster_name:
+      description: The cluster size of the branch.
+      type: str
+    html_url:
+      description: The branch in the web application.
+      type: str
+"""
+
+import re
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital, poll
+
+CLUSTER_SIZE = re.compile(r"^(SIZE|PS)_[1-9][0-9]*$")
+ISO_8601 = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
+CREATE_OPTIONS = ("backup_id", "restore_point", "seed_data", "cluster_size")
+ASLEEP = ("sleeping", "sleep_in_progress")  # states that do not become ready by themselves
+
+
+class Branch(Resource):
+    argument_spec = dict(
+        database=dict(type="str", required=True),
+        name=dict(type="str", required=True),
+        parent_branch=dict(type="str"),
+        region=dict(type="str"),
+        backup_id=dict(type="str"),
+        restore_point=dict(type="str"),
+        seed_data=dict(type="str", choices=["last_successful_backup"]),
+        cluster_size=dict(type="str"),
+        wait=dict(type="bool", default=True),
+        wait_timeout=dict(type="int", default=600),
+    )
+    required_by = dict(backup_id="cluster_size")
+    path_options = ("database", "name", "parent_branch")
+    kind = "branch"
+    collection = ("databases", "{database}", "branches")
+    key = "name"
+    fields = ("name", "parent_branch", "region")
+    create_only = ("parent_branch", "region")
+    required_to_create = ("parent_branch",)
+
+    def validate(self):
+        super().validate()
+        size, point = self.params["cluster_size"], self.params["restore_point"]
+        if size is not None and not CLUSTER_SIZE.match(size):
+            raise ModuleFailure("cluster_size must be of the form SIZE_10 (or PS_10), not %r." % size)
+        if point is not None and not ISO_8601.match(point):
+            raise ModuleFailure("restore_point must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z, not %r." % point)
+        if self.params["wait_timeout"] < 0:
+            raise ModuleFailure("wait_timeout must be 0 or more seconds, not %s." % self.params["wait_timeout"])
+
+    def label(self):
+        return "branch %r of database %r" % (self.params["name"], self.params["database"])
+
+    def read(self):
+        return self.client.get(self.url(self.params["name"]), missing_ok=True)
+
+    def managed(self, resource):
+        return dict(name=resource.get("name"), parent_branch=resource.get("parent_branch"),
+                    region=(resource.get("region") or {}).get("slug"))
+
+    def predict(self, resource, changes):
+        self.client.get(self.url(changes["parent_branch"]))  # an unknown database or parent fails as creating would
+        branch = dict(name=self.params["name"], parent_branch=changes["parent_branch"], state="pending", ready=False)
+        if changes.get("region"):
+            branch["region"] = dict(slug=changes["region"])
+        return branch
+
+    def create(self, values):
+        body = dict(values)
+        body.update((name, self.params[name]) for name in CREATE_OPTIONS if self.params[name] is not None)
+        return super().create(body)
+
+    def finish(self, resource, changed):
+        if not self.params["wait"] or resource.get("ready") or self.ctx.check_mode:
+            return resource, changed
+        branch, settled = poll(self.read, lambda b: b is None or b.get("ready") or b.get("state") in ASLEEP,
+                               self.params["wait_timeout"], current=resource)
+        what = capital(self.label())
+        if branch is None:
+            raise ModuleFailure("%s was deleted while waiting for it to be ready." % what, changed=changed)
+        if not settled:
+            raise ModuleFailure("%s was not ready after %s seconds (state %r); raise wait_timeout or set wait to false."
+                                % (what, self.params["wait_timeout"], branch.get("state")), changed=changed, branch=branch)
+        if not branch.get("ready"):
+            self.ctx.warn("%s is %s, so it is not ready to serve queries." % (what, branch["state"]))
+        return branch, changed
+
+
+def main():
+    run_module(Branch)
+
+
+if __name__ == "__main__":
+    main()

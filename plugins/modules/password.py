@@ -1,0 +1,264 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: password
+short_description: Manage the passwords (connection credentials) of a database branch
+version_added: 0.1.0
+description:
+  - Ensures that a password with a name exists on a branch, its O(cidrs) kept up to date in place, or that it does not.
+  - The secret is shown once, by the task that creates, renews or replaces the password, in RV(password.plain_text)
+    and RV(connection). Set C(no_log) on that task and store the secret at once.
+  - O(role), O(replica) and O(ttl) can only be set when the password is created; a difference fails and names the
+    field, unless O(replace=true).
+  - Several passwords on a branch may share a name; then the module fails and names their IDs, and O(id) selects one.
+author:
+  - planetscale.cloud contributors (@planetscale-ansible)
+options:
+  database:
+    description: The name of the database.
+    type: str
+    required: true
+  branch:
+    description: The name of the branch.
+    type: str
+    required: true
+  name:
+    description: The name of the password. With O(id), the name the password is given.
+    type: str
+    required: true
+  id:
+    description: The ID of the password, to select one of several passwords that share a name.
+    type: str
+  state:
+    description:
+      - V(present) creates the password if there is none with this name, and updates its name and O(cidrs).
+      - V(absent) deletes it; a password that does not exist is not a change.
+    type: str
+    choices: [present, absent]
+    default: present
+  role:
+    description: The database role. When a password is created without it, the platform's default applies.
+    type: str
+    choices: [reader, writer, admin, readwriter]
+  replica:
+    description: Whether the password is for a read replica.
+    type: bool
+  ttl:
+    description: Seconds the password is valid for after it is created or renewed. V(0) means it never expires.
+    type: int
+  cidrs:
+    description: The IP addresses or CIDR ranges allowed to use it, in any order. An empty list allows every address.
+    type: list
+    elements: str
+  replace:
+    description:
+      - When O(role), O(replica) or O(ttl) differ, delete the password and create it again with the options given.
+      - The new password has a new secret; the old secret stops working.
+    type: bool
+    default: false
+  renew:
+    description:
+      - Renew the password, which gives it a new secret and a new expiry; only a password with a ttl can be renewed.
+      - This is a change every time the task runs.
+    type: bool
+    default: false
+extends_documentation_fragment:
+  - planetscale.cloud.api
+  - planetscale.cloud.api.connection
+  - planetscale.cloud.api.organization
+  - planetscale.cloud.attributes.resource
+requirements:
+  - requests
+"""
+
+EXAMPLES = r"""
+- name: Ensure the application's password, allowed from the office only
+  planetscale.cloud.password:
+    organization: acme
+    database: shop
+    branch: main
+    name: app
+    role: readwriter
+    cidrs:
+      - 203.0.113.0/24
+  register: app_password
+  no_log: true
+
+- name: Store the connection details the first time (the secret is shown once)
+  ansible.builtin.copy:
+    content: "{{ app_password.connection | to_nice_json }}"
+    dest: /etc/app/database.json
+    mode: "0600"
+  when: app_password.connection is defined
+  no_log: true
+"""
+
+RETURN = r"""
+password:
+  description: The password. In check mode, when it would be created, the fields known before creating it.
+  returned: O(state=present)
+  type: dict
+  contains:
+    id:
+      description: The ID of the password.
+      type: str
+    name:
+      description: The name of the password.
+      type: str
+      sample: app
+    role:
+      description: The database role.
+      type: str
+      sample: readwriter
+    cidrs:
+      description: The addresses or ranges allowed to use it (null when every address is).
+      type: list
+      elements: str
+    ttl_seconds:
+      description: Seconds it is valid for after creation or renewal (null when it never expires).
+      type: int
+    expires_at:
+      description: When it expires (ISO 8601); see also C(expired) and C(renewable).
+      type: str
+    plain_text:
+      description: The secret.
+      returned: when the password was created, renewed or replaced (not in check mode)
+      type: str
+connection:
+  description: Ready-to-use connection details, with the secret.
+  returned: when the password was created, renewed or replaced (not in check mode)
+  type: dict
+  contains:
+    host:
+      description: The host to connect to.
+      type: str
+    username:
+      description: The user name.
+      type: str
+    password:
+      description: The secret.
+      type: str
+    database:
+      description: The name of the database.
+      type: str
+"""
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
+from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital, networks
+
+
+class Password(Resource):
+    argument_spec = dict(
+        database=dict(type="str", required=True),
+        branch=dict(type="str", required=True),
+        name=dict(type="str", required=True),
+        id=dict(type="str"),
+        role=dict(type="str", choices=["reader", "writer", "admin", "readwriter"]),
+        replica=dict(type="bool"),
+        ttl=dict(type="int"),
+        cidrs=dict(type="list", elements="str"),
+        replace=dict(type="bool", default=False),
+        renew=dict(type="bool", default=False),
+    )
+    path_options = ("database", "branch", "id")
+    kind = "password"
+    collection = ("databases", "{database}", "branches", "{branch}", "passwords")
+    names = ("name",)
+    fields = ("name", "role", "replica", "ttl", "cidrs")
+    create_only = ("role", "replica", "ttl")
+    known = None  # IDs of the passwords with this name before anything was created
+
+    def validate(self):
+        super().validate()
+        if (self.params["ttl"] or 0) < 0:
+            raise ModuleFailure("ttl must be 0 (never expires) or more seconds, not %s." % self.params["ttl"])
+        networks(self.params["cidrs"])
+
+    def label(self):
+        return "password %r on branch %r of database %r" % (
+            self.params["name"], self.params["branch"], self.params["database"])
+
+    def named(self):
+        found = self.client.paginate(self.url(), params=dict(q=self.params["name"]))
+        return [_unseen(p) for p in found if p.get("name") == self.params["name"]]
+
+    def read(self):
+        if self.params["id"]:
+            return _unseen(self.client.get(self.url(self.params["id"]), missing_ok=True))
+        found = self.named()
+        self.known = set(p["id"] for p in found)
+        if len(found) > 1:
+            raise ModuleFailure("%d passwords are named %r on branch %r (ids %s); set id to the one to manage." % (
+                len(found), self.params["name"], self.params["branch"], ", ".join(sorted(self.known))))
+        return found[0] if found else None
+
+    def managed(self, resource):
+        return dict(name=resource.get("name"), role=resource.get("role"), replica=resource.get("replica"),
+                    ttl=resource.get("ttl_seconds") or 0, cidrs=resource.get("cidrs") or [])
+
+    def same(self, name, have, want):
+        if name == "cidrs":
+            return networks(have) == networks(want)
+        return super().same(name, have, want)
+
+    def predict(self, resource, changes):
+        password = dict(resource or dict(replica=False, ttl_seconds=0), **changes)
+        if "ttl" in password:
+            password["ttl_seconds"] = password.pop("ttl")
+        return password
+
+    def create(self, values):
+        if self.known is None:
+            self.known = set(p["id"] for p in self.named())
+        return super().create(dict((name, value) for name, value in values.items() if value not in (None, [])))
+
+    def recover(self, error):
+        """A password whose creation lost its answer has a secret nobody knows: delete it, create anew."""
+        for password in self.named():
+            if password["id"] not in self.known:
+                self.client.delete(self.url(password["id"]), missing_ok=True)
+        return None
+
+    def finish(self, resource, changed):
+        if not self.params["renew"] or self.created:
+            return resource, changed
+        if not resource.get("renewable"):
+            raise ModuleFailure("%s cannot be renewed: only a password with a ttl can." % capital(self.label()))
+        if self.ctx.check_mode:
+            return resource, True
+        renew = self.url(resource["id"], "renew")
+        try:
+            return self.client.post(renew), True
+        except ApiError as error:  # a lost answer held the only copy of the new secret: renew again
+            if error.outcome_unknown:
+                return self.client.post(renew), True
+            raise
+
+    def returned(self, resource):
+        result = dict(password=resource)
+        if resource.get("plain_text"):
+            result["connection"] = dict(host=resource.get("access_host_url"), username=resource.get("username"),
+                                        password=resource["plain_text"], database=self.params["database"])
+        return result
+
+
+def _unseen(password):
+    """A password as read back: the API shows a secret only when it issues one."""
+    if password:
+        password.pop("plain_text", None)
+    return password
+
+
+def main():
+    run_module(Password)
+
+
+if __name__ == "__main__":
+    main()

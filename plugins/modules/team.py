@@ -1,0 +1,249 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: team
+short_description: Manage the teams of an organization and their members
+version_added: 0.1.0
+description:
+  - Ensures that a team exists with the name, description and members given, changing only what differs.
+  - Ensures that a team does not exist.
+  - A team managed by single sign-on cannot be changed through the API; any change to one fails before anything
+    is sent.
+author:
+  - planetscale.cloud contributors (@planetscale-ansible)
+options:
+  team:
+    description:
+      - The slug of the team, which names it in the API.
+      - With O(name) too, O(name) is the name the team is given.
+      - One of O(team) and O(name) is required.
+    type: str
+  name:
+    description:
+      - The name of the team. Without O(team), the team is found by this name.
+      - Required to create a team.
+    type: str
+  description:
+    description:
+      - The description of the team.
+    type: str
+  members:
+    description:
+      - Members of the team, each a user ID or an e-mail address of a member of the organization.
+      - Their order does not matter. Members not listed stay, unless O(purge_members=true).
+    type: list
+    elements: str
+  purge_members:
+    description:
+      - Remove the members that O(members) does not list.
+    type: bool
+    default: false
+  state:
+    description:
+      - V(present) creates the team if it does not exist and updates what differs.
+      - V(absent) deletes the team; a team that does not exist is not a change.
+    type: str
+    choices: [present, absent]
+    default: present
+extends_documentation_fragment:
+  - planetscale.cloud.api
+  - planetscale.cloud.api.connection
+  - planetscale.cloud.api.organization
+  - planetscale.cloud.attributes.resource
+requirements:
+  - requests
+"""
+
+EXAMPLES = r"""
+- name: Ensure the backend team and its members
+  planetscale.cloud.team:
+    organization: acme
+    name: Backend
+    description: Owns the shop's database
+    members:
+      - ada@example.com
+      - grace@example.com
+
+- name: Make the members list exact, removing everybody else
+  planetscale.cloud.team:
+    organization: acme
+    team: backend
+    members:
+      - ada@example.com
+    purge_members: true
+
+- name: Rename the team
+  planetscale.cloud.team:
+    organization: acme
+    team: backend
+    name: Platform
+
+- name: Delete the team
+  planetscale.cloud.team:
+    organization: acme
+    team: backend
+    state: absent
+"""
+
+RETURN = r"""
+team:
+  description:
+    - The team. In check mode, when it would be created, the fields that are known before creating it.
+  returned: O(state=present)
+  type: dict
+  contains:
+    id:
+      description: The ID of the team.
+      type: str
+    slug:
+      description: The slug that names the team in the API.
+      type: str
+      sample: backend
+    name:
+      description: The name of the team.
+      type: str
+      sample: Backend
+    description:
+      description: The description.
+      type: str
+    members:
+      description: The members, user records (id, email, display_name, and so on).
+      type: list
+      elements: dict
+    managed:
+      description: Whether the team is managed by single sign-on.
+      type: bool
+    databases:
+      description: The databases the team can access.
+      type: list
+      elements: dict
+"""
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
+from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource
+
+SSO_MANAGED = ("Team %r is managed by single sign-on, so it cannot be changed through the API; "
+               "change it in the identity provider instead.")
+
+
+class Team(Resource):
+    argument_spec = dict(
+        team=dict(type="str"),
+        name=dict(type="str"),
+        description=dict(type="str"),
+        members=dict(type="list", elements="str"),
+        purge_members=dict(type="bool", default=False),
+    )
+    required_one_of = (("team", "name"),)
+    path_options = ("team",)
+    kind = "team"
+    collection = ("teams",)
+    key = "slug"
+    names = ("name", "members")
+    fields = ("name", "description", "members")
+    required_to_create = ("name",)
+
+    def __init__(self, params, ctx=None):
+        super().__init__(params, ctx)
+        self.users = {}  # user ID -> user record, of every user seen
+        self.org_users = None  # e-mail address -> user record, of the organization's members
+
+    def label(self):
+        return "team %r" % (self.params["team"] or self.params["name"])
+
+    def read(self):
+        if self.params["team"]:
+            team = self.client.get(self.url(self.params["team"]), missing_ok=True)
+            if team is not None or not self.params["name"]:
+                return team
+        name = self.params["name"].lower()
+        found = self.client.paginate(self.url(), params=dict(q=self.params["name"]))
+        return next((team for team in found if (team.get("name") or "").lower() == name), None)
+
+    def managed(self, resource):
+        self.users.update((user["id"], user) for user in resource.get("members") or [])
+        return dict(name=resource.get("name"), description=resource.get("description"),
+                    members=[user["id"] for user in resource.get("members") or []])
+
+    def wanted(self, resource):
+        wanted = dict((name, self.params[name]) for name in ("name", "description") if self.params[name] is not None)
+        if self.params["members"] is not None:
+            members = set(self.user(entry, resource)["id"] for entry in self.params["members"])
+            if not self.params["purge_members"] and resource is not None:
+                members.update(self.managed(resource)["members"])
+            wanted["members"] = sorted(members)
+        return wanted
+
+    def user(self, entry, team):
+        """The user record of a member given by ID or e-mail address (only the ID when nothing more is known)."""
+        if "@" not in entry:
+            return self.users.setdefault(entry, dict(id=entry))
+        for user in (team or {}).get("members") or []:
+            if (user.get("email") or "").lower() == entry.lower():
+                return user
+        if self.org_users is None:
+            members = self.client.paginate(self.org_path("members"))
+            self.org_users = dict((m["user"]["email"].lower(), m["user"]) for m in members if m.get("user"))
+        user = self.org_users.get(entry.lower())
+        if user is None:
+            raise ModuleFailure("No member of organization %r has the e-mail address %r; invite them first." % (
+                self.params["organization"], entry))
+        self.users[user["id"]] = user
+        return user
+
+    def shown(self, fields):
+        fields = dict(fields)
+        if "members" in fields:
+            fields["members"] = [self.users.get(uid, {}).get("email") or uid for uid in fields["members"]]
+        return super().shown(fields)
+
+    def guard(self, resource):
+        if resource.get("managed"):
+            raise ModuleFailure(SSO_MANAGED % resource.get("slug"))
+
+    def predict(self, resource, changes):
+        team = dict(resource or {}, **dict((k, v) for k, v in changes.items() if k != "members"))
+        if "members" in changes:
+            team["members"] = [self.users[uid] for uid in changes["members"]]
+        return team
+
+    def create(self, values):
+        body = dict((name, values[name]) for name in ("name", "description") if name in values)
+        return super().create(body)
+
+    def update(self, resource, changes):
+        url = self.url(resource["slug"])
+        body = dict((name, changes[name]) for name in ("name", "description") if name in changes)
+        team = self.client.patch(url, json=body) if body else resource
+        if "members" in changes:
+            have, want = set(self.managed(resource)["members"]), set(changes["members"])
+            for uid in sorted(want - have):
+                self.add(url + "/members", uid)
+            for uid in sorted(have - want):
+                self.client.delete(url + self.path("members", uid), missing_ok=True)
+            team = dict(team, members=[self.users[uid] for uid in changes["members"]])
+        return team
+
+    def add(self, url, uid):
+        try:
+            member = self.client.post(url, json=dict(user_id=uid))
+        except ApiError as error:  # after an unknown outcome, the membership may exist
+            member = error.outcome_unknown and self.client.get(url + self.path(uid), missing_ok=True)
+            if not member:
+                raise
+        self.users[uid] = member.get("user") or self.users[uid]
+
+
+def main():
+    run_module(Team)
+
+
+if __name__ == "__main__":
+    main()

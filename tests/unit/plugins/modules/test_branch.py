@@ -1,0 +1,180 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.modules.branch import Branch
+
+URL = "/v1/organizations/acme/databases/shop/branches"
+NOT_FOUND = (404, {"code": "not_found", "message": "Not Found"})
+
+
+def validate(**args):
+    args = dict(dict(organization="acme", database="shop", name="dev", service_token_id="svc",
+                     service_token="s3cret", api_url="http://127.0.0.1:9/v1", api_retries=0), **args)
+    spec = Branch.spec()
+    spec.pop("supports_check_mode")
+    return ModuleArgumentSpecValidator(**spec).validate(args)
+
+
+def run(server, check_mode=False, diff=False, **args):
+    validation = validate(api_url=server.url + "/v1", **args)
+    assert not validation.error_messages
+    return Branch(validation.validated_parameters, TaskContext(check_mode=check_mode, diff=diff)).execute()
+
+
+def branch(state="ready", **fields):
+    return dict(dict(id="b1", name="dev", parent_branch="main", state=state, ready=state == "ready",
+                     region=dict(slug="us-east")), **fields)
+
+
+def methods(server):
+    return [r["method"] for r in server.requests]
+
+
+def test_create_sends_the_options_given_and_waits_until_ready(server, sleeps):
+    server.script = [NOT_FOUND, (201, branch("pending")), (200, branch("pending")), (200, branch("pending")),
+                     (200, branch())]
+    result = run(server, parent_branch="main", region="us-east", seed_data="last_successful_backup")
+    assert result["changed"] is True
+    assert result["branch"]["state"] == "ready"
+    assert json.loads(server.requests[1]["body"]) == dict(name="dev", parent_branch="main", region="us-east",
+                                                          seed_data="last_successful_backup")
+    assert methods(server) == ["GET", "POST", "GET", "GET", "GET"]
+    assert sleeps == [1.0, 1.5, 2.25]  # growing intervals, no fixed sleep
+
+
+def test_without_wait_the_new_branch_is_returned_at_once(server, sleeps):
+    server.script = [NOT_FOUND, (201, branch("pending"))]
+    result = run(server, parent_branch="main", wait=False)
+    assert result["branch"]["state"] == "pending"
+    assert sleeps == []
+
+
+def test_a_timeout_fails_with_the_last_state_after_wait_timeout(server, sleeps):
+    server.script = [NOT_FOUND, (201, branch("pending"))]
+    server.default = (200, branch("pending"))
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, parent_branch="main", wait_timeout=20)
+    assert caught.value.msg == ("Branch 'dev' of database 'shop' was not ready after 20 seconds (state 'pending'); "
+                                "raise wait_timeout or set wait to false.")
+    assert caught.value.result["branch"]["state"] == "pending"
+    assert caught.value.result["changed"] is True
+    assert 18 < sum(sleeps) <= 20  # the requests themselves take the rest
+
+
+def test_an_existing_branch_that_is_not_ready_is_waited_for(server, sleeps):
+    server.script = [(200, branch("pending")), (200, branch())]
+    result = run(server, parent_branch="main")
+    assert result == dict(changed=False, branch=branch())
+    assert methods(server) == ["GET", "GET"]
+
+
+def test_a_branch_that_falls_asleep_is_not_waited_for(server, sleeps):
+    ctx_warnings = []
+    server.script = [(200, branch("pending")), (200, branch("sleeping"))]
+    validation = validate(api_url=server.url + "/v1", parent_branch="main")
+    module = Branch(validation.validated_parameters, TaskContext(warn=ctx_warnings.append))
+    assert module.execute()["branch"]["state"] == "sleeping"
+    assert ctx_warnings == ["Branch 'dev' of database 'shop' is sleeping, so it is not ready to serve queries."]
+    assert sleeps == [1.0]
+
+
+def test_a_branch_deleted_while_waiting_fails(server, sleeps):
+    server.script = [NOT_FOUND, (201, branch("pending")), NOT_FOUND]
+    with pytest.raises(ModuleFailure, match="^Branch 'dev' of database 'shop' was deleted while waiting"):
+        run(server, parent_branch="main")
+
+
+def test_an_existing_ready_branch_costs_one_read(server):
+    server.script = [(200, branch())]
+    assert run(server, parent_branch="main", region="us-east")["changed"] is False
+    assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize("field, value, have", [("parent_branch", "staging", "'main'"),
+                                                ("region", "eu-west", "'us-east'")])
+def test_a_create_only_field_that_differs_fails_naming_it(server, field, value, have):
+    server.script = [(200, branch())]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, **{field: value})
+    assert caught.value.msg.startswith("Branch 'dev' of database 'shop' has %s %s, not %r: %s can only be set"
+                                       % (field, have, value, field))
+    assert methods(server) == ["GET"]
+
+
+def test_inputs_the_api_never_returns_are_not_compared(server):
+    server.script = [(200, branch())]
+    result = run(server, parent_branch="main", backup_id="bk1", cluster_size="PS_10",
+                 restore_point="2026-01-31T12:00:00Z")
+    assert result["changed"] is False
+    assert methods(server) == ["GET"]
+
+
+def test_parent_branch_is_required_to_create(server):
+    server.script = [NOT_FOUND]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server)
+    assert caught.value.msg == "parent_branch is required to create branch 'dev' of database 'shop', which does not exist."
+    assert methods(server) == ["GET"]
+
+
+def test_check_mode_create_checks_the_parent_and_writes_nothing(server):
+    server.script = [NOT_FOUND, (200, branch(name="main"))]
+    result = run(server, check_mode=True, diff=True, parent_branch="main", region="eu-west")
+    assert result["changed"] is True
+    assert result["branch"] == dict(name="dev", parent_branch="main", region=dict(slug="eu-west"), state="pending",
+                                    ready=False)
+    assert result["diff"] == dict(before={}, after=dict(name="dev", parent_branch="main", region="eu-west"))
+    assert methods(server) == ["GET", "GET"]
+    assert server.requests[1]["path"] == URL + "/main"
+
+
+def test_check_mode_create_in_an_unknown_database_fails_as_creating_would(server):
+    server.script = [(404, {"code": "not_found", "message": "Database not found"})] * 2
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, check_mode=True, parent_branch="main")
+    assert "Database not found" in caught.value.msg
+    assert caught.value.result["status"] == 404
+
+
+def test_absent_deletes_and_again_is_no_change(server):
+    server.script = [(200, branch()), (204, b""), NOT_FOUND]
+    assert run(server, state="absent")["changed"] is True
+    assert run(server, state="absent")["changed"] is False
+    assert methods(server) == ["GET", "DELETE", "GET"]
+    assert server.requests[1]["path"] == URL + "/dev"
+
+
+def test_a_create_whose_answer_was_lost_is_not_repeated(server, sleeps):
+    server.script = [NOT_FOUND, (502, {"code": "bad_gateway"}), (200, branch("pending")), (200, branch())]
+    result = run(server, parent_branch="main")
+    assert result["changed"] is True and result["branch"]["ready"] is True
+    assert methods(server) == ["GET", "POST", "GET", "GET"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (dict(cluster_size="LARGE"), "cluster_size must be of the form SIZE_10 (or PS_10), not 'LARGE'."),
+    (dict(restore_point="yesterday"), "restore_point must be an ISO 8601 timestamp"),
+    (dict(wait_timeout=-1), "wait_timeout must be 0 or more seconds, not -1."),
+    (dict(name=".."), "name must be a name, not '..'."),
+    (dict(database=" "), "database must be a name, not ' '."),
+    (dict(parent_branch="."), "parent_branch must be a name, not '.'."),
+])
+def test_bad_input_fails_before_any_request(server, args, message):
+    args.setdefault("parent_branch", "main")
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, check_mode=True, **args)
+    assert caught.value.msg.startswith(message)
+    assert server.requests == []
+
+
+def test_backup_id_needs_cluster_size():
+    validation = validate(parent_branch="main", backup_id="bk1")
+    assert "cluster_size" in validation.errors.msg
