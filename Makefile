@@ -1,0 +1,177 @@
+# planetscale.cloud: collection build and test harness.
+#
+#   make test         everything CI runs (a fresh clone needs nothing else)
+#   make help         list the targets
+#
+# Virtualenvs (created on demand, refreshed when their requirements change):
+#   .venv/old       oldest supported ansible-core (requirements/old.txt) on Python $(OLD_PY)
+#   .venv/new       newest supported ansible-core + lint/docs tooling (requirements/new.txt) on Python $(NEW_PY)
+#   .venv/emulator  platform emulator (tests/emulator/requirements.txt) on Python $(EMULATOR_PY)
+#
+# ansible-test, ansible-lint and antsibull-docs run in a fresh copy of the
+# working tree at $(COLLECTION) (path shape ansible_collections/NS/NAME),
+# re-made before each check; tests/emulator/, hack/ and .ci/ are left out.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-builtin-rules
+
+ROOT := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+COLLECTION_PATH := ansible_collections/planetscale/cloud
+COLLECTION := build/$(COLLECTION_PATH)
+COLLECTION_DIR := $(ROOT)/$(COLLECTION)
+
+# Python versions; PYTHON_OLD / PYTHON_NEW / PYTHON_EMULATOR may name an
+# interpreter explicitly (otherwise hack/find-python.sh looks for one).
+OLD_PY ?= 3.11
+NEW_PY ?= 3.13
+EMULATOR_PY ?= 3.11
+PYTHON_OLD ?=
+PYTHON_NEW ?=
+PYTHON_EMULATOR ?=
+
+VENV_OLD := .venv/old
+VENV_NEW := .venv/new
+VENV_EMULATOR := .venv/emulator
+
+# Test requirements files that other parts of the tree may add; installed into
+# both ansible venvs when present.
+EXTRA_REQS := $(wildcard tests/unit/requirements.txt tests/integration/requirements.txt)
+
+# planetscale_in_process values: one integration suite run per value.
+# `make integration INTEGRATION_PASSES=true` skips the second (module) pass.
+INTEGRATION_PASSES ?= true false
+INTEGRATION_PARALLEL ?= 1
+# Extra arguments: e.g. `make sanity-new SANITY_ARGS="--test pylint"`,
+# `make integration-old INTEGRATION_ARGS=branch`.
+SANITY_ARGS ?=
+UNITS_ARGS ?=
+INTEGRATION_ARGS ?=
+UNITS_WORKERS ?= 2
+EMULATOR_ARGS ?=
+
+# `make emulator` (foreground)
+HOST ?= 127.0.0.1
+PORT ?= 8787
+TLS ?=
+TLS_DIR ?= build/emulator-tls
+
+TEST_STEPS := lint sanity-old sanity-new units-old units-new emulator-tests \
+	integration changelog-lint docs-lint build
+
+# run a command with a venv's bin/ first on PATH (ansible-test looks up pythonX.Y there)
+with_old = PATH="$(ROOT)/$(VENV_OLD)/bin:$$PATH"
+with_new = PATH="$(ROOT)/$(VENV_NEW)/bin:$$PATH"
+# ...and with the build copy as the only installed collection
+with_copy = ANSIBLE_COLLECTIONS_PATH="$(ROOT)/build"
+
+.PHONY: help test setup setup-old setup-new setup-emulator pip-bootstrap copy \
+	lint sanity sanity-old sanity-new units units-old units-new emulator-tests \
+	integration integration-old integration-new changelog-lint docs-lint build \
+	emulator lock clean distclean
+
+help: ## list targets
+	@echo "usage: make TARGET [VAR=value ...]"
+	@grep -E '^[a-z][a-z0-9-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-16s %s\n", $$1, $$2 }'
+
+test: setup ## setup, then every check in order, with a summary (FAIL_FAST=1 stops at the first failure)
+	@MAKE="$(MAKE)" hack/run-steps.sh $(TEST_STEPS)
+
+# ---------------------------------------------------------------- setup
+
+setup: setup-old setup-new setup-emulator pip-bootstrap ## create/refresh all virtualenvs
+
+setup-old: ## .venv/old: ansible-core 2.17 on Python 3.11
+	@hack/venv.sh $(VENV_OLD) "$(or $(PYTHON_OLD),$(OLD_PY))" requirements/old.txt $(EXTRA_REQS)
+
+setup-new: ## .venv/new: ansible-core 2.21 + ansible-lint/antsibull on Python 3.13
+	@hack/venv.sh $(VENV_NEW) "$(or $(PYTHON_NEW),$(NEW_PY))" requirements/new.txt $(EXTRA_REQS)
+
+setup-emulator: ## .venv/emulator: the platform emulator's requirements
+	@hack/venv.sh $(VENV_EMULATOR) "$(or $(PYTHON_EMULATOR),$(EMULATOR_PY))" tests/emulator/requirements.txt
+
+# ansible-test --venv bootstraps pip from a download host we cannot reach;
+# put an ensurepip-based stand-in where it looks for a cached copy.
+pip-bootstrap: setup-old setup-new
+	@$(VENV_OLD)/bin/python hack/ansible_test_pip_bootstrap.py
+	@$(VENV_NEW)/bin/python hack/ansible_test_pip_bootstrap.py
+
+copy: ## (re)make the build copy of the collection from the working tree
+	@hack/copy-collection.sh $(COLLECTION_DIR)
+
+# ---------------------------------------------------------------- checks
+
+lint: setup-new copy ## ansible-lint --profile production
+	cd $(COLLECTION) && $(with_new) $(with_copy) ansible-lint --profile production --offline
+
+sanity: sanity-old sanity-new ## ansible-test sanity, oldest and newest ansible-core
+
+sanity-old: setup-old copy
+	@$(VENV_OLD)/bin/python hack/ansible_test_pip_bootstrap.py
+	cd $(COLLECTION) && $(with_old) ansible-test sanity --venv --python $(OLD_PY) $(SANITY_ARGS)
+
+sanity-new: setup-new copy
+	@$(VENV_NEW)/bin/python hack/ansible_test_pip_bootstrap.py
+	cd $(COLLECTION) && $(with_new) ansible-test sanity --venv --python $(NEW_PY) $(SANITY_ARGS)
+
+units: units-old units-new ## ansible-test units (tests/unit), oldest and newest ansible-core
+
+units-old: setup-old copy
+	cd $(COLLECTION) && $(with_old) ansible-test units --local --python $(OLD_PY) --num-workers $(UNITS_WORKERS) $(UNITS_ARGS)
+
+units-new: setup-new copy
+	cd $(COLLECTION) && $(with_new) ansible-test units --local --python $(NEW_PY) --num-workers $(UNITS_WORKERS) $(UNITS_ARGS)
+
+emulator-tests: setup-emulator ## the emulator's own pytest suite
+	PYTHONPATH=tests $(VENV_EMULATOR)/bin/python -m pytest tests/emulator/tests -q
+
+# The integration runs of the two ansible-core versions are independent (own
+# emulator, own copy under build/integration/), so by default they run side
+# by side; their output is shown per version once each finishes.
+integration: ## ansible-test integration against the emulator, both versions, each pass (INTEGRATION_PARALLEL=0: one after the other)
+ifeq ($(INTEGRATION_PARALLEL),1)
+	@echo "integration-old and integration-new run in parallel; each one's output follows when it is done" \
+		"(live: tail -f build/logs/integration-*.log)"
+	@$(MAKE) --no-print-directory -k -j2 --output-sync=target integration-old integration-new
+else
+	@$(MAKE) --no-print-directory -k integration-old integration-new
+endif
+
+integration-old: setup-old setup-emulator
+	@hack/copy-collection.sh $(ROOT)/build/integration/old/$(COLLECTION_PATH)
+	COLLECTION_DIR=$(ROOT)/build/integration/old/$(COLLECTION_PATH) EMULATOR_ARGS="$(EMULATOR_ARGS)" \
+		ANSIBLE_TEST_ARGS="$(INTEGRATION_ARGS)" hack/integration.sh $(VENV_OLD) $(OLD_PY) $(INTEGRATION_PASSES)
+
+integration-new: setup-new setup-emulator
+	@hack/copy-collection.sh $(ROOT)/build/integration/new/$(COLLECTION_PATH)
+	COLLECTION_DIR=$(ROOT)/build/integration/new/$(COLLECTION_PATH) EMULATOR_ARGS="$(EMULATOR_ARGS)" \
+		ANSIBLE_TEST_ARGS="$(INTEGRATION_ARGS)" hack/integration.sh $(VENV_NEW) $(NEW_PY) $(INTEGRATION_PASSES)
+
+changelog-lint: setup-new copy ## antsibull-changelog lint
+	cd $(COLLECTION) && $(with_new) antsibull-changelog lint
+
+docs-lint: setup-new copy ## antsibull-docs lint-collection-docs --plugin-docs
+	cd $(COLLECTION) && $(with_new) $(with_copy) antsibull-docs lint-collection-docs --plugin-docs .
+
+build: setup-new ## ansible-galaxy collection build into build/, then check the tarball's contents
+	@mkdir -p build
+	rm -f build/planetscale-cloud-*.tar.gz
+	$(with_new) ansible-galaxy collection build --force --output-path build .
+	$(VENV_NEW)/bin/python hack/check-tarball.py build/planetscale-cloud-*.tar.gz
+
+# ---------------------------------------------------------------- tools
+
+emulator: setup-emulator ## run the emulator in the foreground (HOST=127.0.0.1 PORT=8787 TLS=1)
+	PYTHONPATH=tests exec $(VENV_EMULATOR)/bin/python -m emulator --host $(HOST) --port $(PORT) \
+		$(if $(filter 1 true yes,$(TLS)),--tls --cert-dir $(TLS_DIR)) $(EMULATOR_ARGS)
+
+lock: ## re-pin requirements/old.txt and new.txt from the .in files
+	hack/lock.sh old $(OLD_PY)
+	hack/lock.sh new $(NEW_PY)
+
+clean: ## remove build output (keeps virtualenvs)
+	rm -rf build tests/output
+
+distclean: clean ## also remove the virtualenvs
+	rm -rf .venv

@@ -1,0 +1,69 @@
+"""Check a built collection artifact for harness leakage and required content.
+
+Usage: python hack/check-tarball.py planetscale-cloud-X.Y.Z.tar.gz
+
+Fails (exit 1) when the tarball contains tests, the emulator, virtualenvs,
+caches, harness scripts or CI files, or lacks the metadata and plugins that
+make it a usable collection.
+"""
+
+import json
+import re
+import sys
+import tarfile
+
+FORBIDDEN = [
+    (re.compile(r'^tests(/|$)'), 'tests'),
+    (re.compile(r'(^|/)emulator(/|$)'), 'emulator'),
+    (re.compile(r'(^|/)\.?venv(/|$)'), 'virtualenv'),
+    (re.compile(r'^build(/|$)'), 'build output'),
+    (re.compile(r'^hack(/|$)'), 'harness scripts'),
+    (re.compile(r'^\.ci(/|$)'), 'CI files'),
+    (re.compile(r'^requirements(/|$)'), 'harness requirements'),
+    (re.compile(r'^Makefile$'), 'Makefile'),
+    (re.compile(r'(^|/)\.git(/|$|ignore$)'), 'git files'),
+    (re.compile(r'(^|/)(__pycache__|\.pytest_cache|\.hypothesis|\.mypy_cache|\.ansible|\.cache)(/|$)'), 'cache'),
+    (re.compile(r'\.py[co]$'), 'compiled python'),
+    (re.compile(r'\.tar\.gz$'), 'nested tarball'),
+    (re.compile(r'^changelogs/\.plugin-cache\.yaml$'), 'changelog plugin cache'),
+]
+
+REQUIRED = ['MANIFEST.json', 'FILES.json', 'meta/runtime.yml', 'LICENSE', 'README.md']
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    path = sys.argv[1]
+    with tarfile.open(path, 'r:gz') as tar:
+        members = tar.getmembers()
+        names = [m.name[2:] if m.name.startswith('./') else m.name for m in members]
+        manifest = json.load(tar.extractfile('MANIFEST.json')) if 'MANIFEST.json' in names else {}
+
+    problems = []
+    for name in names:
+        for pattern, what in FORBIDDEN:
+            if pattern.search(name):
+                problems.append('%s: %s must not be shipped' % (name, what))
+                break
+    for name in REQUIRED:
+        if name not in names:
+            problems.append('%s: missing' % name)
+    modules = [n for n in names if re.match(r'^plugins/modules/[^/]+\.py$', n) and not n.endswith('/__init__.py')]
+    if not modules:
+        problems.append('plugins/modules/: no modules')
+    info = manifest.get('collection_info', {})
+    if (info.get('namespace'), info.get('name')) != ('planetscale', 'cloud'):
+        problems.append('MANIFEST.json: unexpected collection %s.%s' % (info.get('namespace'), info.get('name')))
+
+    files = [n for n, m in zip(names, members) if m.isfile()]
+    print('%s: %d files, %d modules, version %s' % (path, len(files), len(modules), info.get('version')))
+    if problems:
+        for problem in problems:
+            print('  FAIL ' + problem)
+        sys.exit(1)
+    print('  OK: no tests, emulator, venv, cache, hack/ or .ci/ content; metadata and plugins present')
+
+
+if __name__ == '__main__':
+    main()
