@@ -75,8 +75,8 @@ help: ## list targets
 	@echo "usage: make TARGET [VAR=value ...]"
 	@grep -E '^[a-z][a-z0-9-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-16s %s\n", $$1, $$2 }'
 
-test: setup ## setup, then every check in order, with a summary (FAIL_FAST=1 stops at the first failure)
-	@MAKE="$(MAKE)" hack/run-steps.sh $(TEST_STEPS)
+test: ## setup, then every check in order, with a summary (FAIL_FAST=1 stops at the first failure)
+	@MAKE="$(MAKE)" STOP_ON_FAILURE=setup hack/run-steps.sh setup $(TEST_STEPS)
 
 # ---------------------------------------------------------------- setup
 

@@ -31,7 +31,7 @@ for root in "${roots[@]}"; do
     # newest patch release first
     while IFS= read -r dir; do
         candidates+=("$dir/bin/python$want")
-    done < <(ls -d "$root/versions/$want".* "$root/versions/$want" 2>/dev/null | sort -rV)
+    done < <(find "$root/versions" -mindepth 1 -maxdepth 1 \( -name "$want" -o -name "$want.*" \) | sort -rV)
 done
 candidates+=("/usr/local/bin/python$want" "/usr/bin/python$want")
 

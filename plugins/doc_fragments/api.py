@@ -98,3 +98,35 @@ options:
       - If not set, the environment variable E(PLANETSCALE_CLIENT_SECRET) is used.
     type: str
 """
+
+    # The OAuth server alone, for modules that need no client credentials.
+    AUTH_URL = r"""
+options:
+  auth_url:
+    description:
+      - The root of the OAuth authorization server.
+      - If not set, the environment variable E(PLANETSCALE_AUTH_URL) is used.
+    type: str
+    default: https://auth.planetscale.com
+"""
+
+    # A service token and the resource API, for modules whose access_token means something else.
+    SERVICE_TOKEN = r"""
+options:
+  service_token_id:
+    description:
+      - The ID of a service token, used together with O(service_token).
+      - If not set, the environment variable E(PLANETSCALE_SERVICE_TOKEN_ID) is used.
+    type: str
+  service_token:
+    description:
+      - The secret of the service token named by O(service_token_id).
+      - If not set, the environment variable E(PLANETSCALE_SERVICE_TOKEN) is used.
+    type: str
+  api_url:
+    description:
+      - The root of the resource API, including its version segment.
+      - If not set, the environment variable E(PLANETSCALE_API_URL) is used.
+    type: str
+    default: https://api.planetscale.com/v1
+"""

@@ -33,17 +33,22 @@ CONNECTION_OPTIONS = dict(
 ACCESS_TOKEN_OPTION = dict(
     access_token=dict(type="str", no_log=True, fallback=(env_fallback, ["PLANETSCALE_ACCESS_TOKEN"])),
 )
-CREDENTIAL_OPTIONS = dict(
-    ACCESS_TOKEN_OPTION,
+SERVICE_TOKEN_OPTIONS = dict(
     service_token_id=dict(type="str", fallback=(env_fallback, ["PLANETSCALE_SERVICE_TOKEN_ID"])),
     service_token=dict(type="str", no_log=True, fallback=(env_fallback, ["PLANETSCALE_SERVICE_TOKEN"])),
+)
+API_URL_OPTION = dict(
     api_url=dict(type="str", default=API_URL, fallback=(env_fallback, ["PLANETSCALE_API_URL"])),
 )
+CREDENTIAL_OPTIONS = dict(ACCESS_TOKEN_OPTION, **SERVICE_TOKEN_OPTIONS, **API_URL_OPTION)
 ORGANIZATION_OPTION = dict(
     organization=dict(type="str", required=True, fallback=(env_fallback, ["PLANETSCALE_ORG"])),
 )
-OAUTH_OPTIONS = dict(
+AUTH_URL_OPTION = dict(
     auth_url=dict(type="str", default=AUTH_URL, fallback=(env_fallback, ["PLANETSCALE_AUTH_URL"])),
+)
+OAUTH_OPTIONS = dict(
+    AUTH_URL_OPTION,
     client_id=dict(type="str", no_log=False, fallback=(env_fallback, ["PLANETSCALE_CLIENT_ID"])),
     client_secret=dict(type="str", no_log=True, fallback=(env_fallback, ["PLANETSCALE_CLIENT_SECRET"])),
 )
@@ -84,9 +89,10 @@ class TaskContext:
         else:
             self.warnings.append(message)
 
-    def deprecate(self, message, version=None, date=None):
+    def deprecate(self, message, version=None, date=None, collection_name=None):
         if self._deprecate:
-            self._deprecate(message, version=version, date=date)
+            named = dict(collection_name=collection_name) if collection_name else {}
+            self._deprecate(message, version=version, date=date, **named)
         else:
             self.deprecations.append(dict(msg=message, version=version, date=date))
 
@@ -103,6 +109,7 @@ class Module:
     uses_credentials = True
     uses_organization = True
     uses_oauth_client = False
+    uses_auth_url = False  # auth_url alone (uses_oauth_client brings it with the client's options)
     path_options = ()  # options that become path segments
 
     def __init__(self, params, ctx=None):
@@ -118,6 +125,8 @@ class Module:
             options.update(CREDENTIAL_OPTIONS)
         if cls.uses_oauth_client:
             options.update(OAUTH_OPTIONS)
+        elif cls.uses_auth_url:
+            options.update(AUTH_URL_OPTION)
         options.update(CONNECTION_OPTIONS)
         if cls.uses_organization:
             options.update(ORGANIZATION_OPTION)
@@ -146,7 +155,9 @@ class Module:
         return self._client
 
     def make_client(self, base_url, authorization=None):
-        secrets = [self.params.get(name) for name in ("access_token", "service_token", "client_secret")]
+        options = self.spec()["argument_spec"]
+        secrets = [self.params.get(name) for name in options if options[name].get("no_log")]
+        secrets = [value for value in secrets if isinstance(value, str)]
         return Client(base_url, authorization=authorization, timeout=self.params["api_timeout"],
                       retries=self.params["api_retries"], validate_certs=self.params["validate_certs"],
                       ca_path=self.params.get("ca_path"), secrets=secrets)
@@ -219,3 +230,11 @@ class InfoModule(Module):
 
     def items(self, url_path, params=None, limit=None):
         return list(self.client.paginate(url_path, params=params, limit=limit))
+
+
+SECRET_FIELDS = frozenset(("plain_text",))
+
+
+def without_secrets(record):
+    """A copy of an API record without the fields that carry a secret (a password's plain_text)."""
+    return dict((key, value) for key, value in record.items() if key not in SECRET_FIELDS)

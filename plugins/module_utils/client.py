@@ -129,6 +129,19 @@ class _Retry(Retry):
         return retry
 
 
+class _Authorization:
+    """The credentials as the session's auth: requests then never consults ~/.netrc, whose entry for
+    the API host would replace them (and cost a file lookup on every request)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __call__(self, request):
+        if self.value:
+            request.headers["Authorization"] = self.value
+        return request
+
+
 class Client:
     """A requests Session bound to one API root, with the collection's retry rules."""
 
@@ -137,11 +150,11 @@ class Client:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self._secrets = [s for s in secrets if s]
+        self.server_date = None  # the Date header of the last answer: the server's clock
         self.session = requests.Session()
         self.session.verify = ca_path if (validate_certs and ca_path) else bool(validate_certs)
         self.session.headers.update({"User-Agent": USER_AGENT, "Accept": "application/json"})
-        if authorization:
-            self.session.headers["Authorization"] = authorization
+        self.session.auth = _Authorization(authorization)
         retry = _Retry(total=retries, connect=retries, read=retries, status=retries, other=0,
                        redirect=5, raise_on_status=False, respect_retry_after_header=True,
                        status_forcelist=TRANSIENT_STATUSES)
@@ -174,6 +187,7 @@ class Client:
                            outcome_unknown=method.upper() != "GET")
         except requests.exceptions.RequestException as exc:
             raise ApiError(method, url_path, message=self._scrub(_reason(exc)))
+        self.server_date = response.headers.get("Date")
         if response.status_code == 404 and missing_ok:
             return None
         if response.status_code >= 400:
@@ -260,7 +274,7 @@ class Client:
         return ApiError(method, url_path, response.status_code,
                         self._scrub(str(code)) if code else None,
                         self._scrub(str(message)) if message else None,
-                        outcome_unknown=method.upper() == "POST" and response.status_code >= 500
+                        outcome_unknown=method.upper() != "GET" and response.status_code >= 500
                         and response.status_code not in NOT_APPLIED_STATUSES)
 
     def _scrub(self, text):

@@ -219,16 +219,24 @@ class Resource(Module):
                 raise
 
     def update_once(self, resource, changes):
-        try:
-            return self.update(resource, changes)
-        except ApiError as error:
-            if not error.outcome_unknown:
-                self.explain_refusal(error)
-                raise
-            found = self.read()
-            if found is None or self.differences(found):
-                raise
-            return found
+        """Update; after an unknown outcome read what exists and send only what still differs (an update
+        may take several requests, and the lost one may have been applied)."""
+        for attempt in range(1, CREATE_ATTEMPTS + 1):
+            try:
+                return self.update(resource, changes)
+            except ApiError as error:
+                if not error.outcome_unknown:
+                    self.explain_refusal(error)
+                    raise
+                found = self.read()
+                if found is None:
+                    raise
+                changes = self.differences(found)
+                if not changes:
+                    return found
+                if attempt == CREATE_ATTEMPTS:
+                    raise
+                resource = found
 
     def delete_once(self, resource):
         try:

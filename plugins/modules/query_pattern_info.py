@@ -15,7 +15,7 @@ description:
   - For manual paging, give O(starting_after) (or O(ending_before)) and O(limit), and continue from
     RV(cursor.cursor_end) (or RV(cursor.cursor_start)) while RV(cursor.has_next) (or RV(cursor.has_prev)) is true.
 author:
-  - planetscale.cloud contributors
+  - planetscale.cloud contributors (@planetscale-ansible)
 options:
   database:
     description:

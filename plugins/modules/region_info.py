@@ -12,7 +12,7 @@ version_added: 0.1.0
 description:
   - Returns every region a database can use (all pages), for example to choose O(planetscale.cloud.branch#module:region).
 author:
-  - planetscale.cloud contributors
+  - planetscale.cloud contributors (@planetscale-ansible)
 options:
   database:
     description:

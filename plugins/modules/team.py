@@ -127,7 +127,7 @@ team:
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
-from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource
+from ansible_collections.planetscale.cloud.plugins.module_utils.resource import CONFLICT_STATUSES, CREATE_ATTEMPTS, Resource
 
 SSO_MANAGED = ("Team %r is managed by single sign-on, so it cannot be changed through the API; "
                "change it in the identity provider instead.")
@@ -232,12 +232,19 @@ class Team(Resource):
         return team
 
     def add(self, url, uid):
-        try:
-            member = self.client.post(url, json=dict(user_id=uid))
-        except ApiError as error:  # after an unknown outcome, the membership may exist
-            member = error.outcome_unknown and self.client.get(url + self.path(uid), missing_ok=True)
-            if not member:
-                raise
+        """Add a member; after an unknown outcome or a refusal (another run added them), an existing membership is the answer."""
+        for attempt in range(1, CREATE_ATTEMPTS + 1):
+            try:
+                member = self.client.post(url, json=dict(user_id=uid))
+                break
+            except ApiError as error:
+                if not error.outcome_unknown and error.status not in CONFLICT_STATUSES:
+                    raise
+                member = self.client.get(url + self.path(uid), missing_ok=True)
+                if member:
+                    break
+                if not error.outcome_unknown or attempt == CREATE_ATTEMPTS:
+                    raise
         self.users[uid] = member.get("user") or self.users[uid]
 
 

@@ -12,7 +12,7 @@ version_added: 0.1.0
 description:
   - Returns every member of an organization team, walking all pages of the list.
 author:
-  - planetscale.cloud contributors
+  - planetscale.cloud contributors (@planetscale-ansible)
 options:
   team:
     description:
@@ -73,7 +73,7 @@ members:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, without_secrets
 
 
 class TeamMemberInfo(InfoModule):
@@ -85,7 +85,11 @@ class TeamMemberInfo(InfoModule):
 
     def run(self):
         url = self.org_path("teams", self.params["team"], "members")
-        return dict(members=self.items(url, limit=self.params["limit"]))
+        members = self.items(url, limit=self.params["limit"])
+        for member in members:
+            if member.get("passwords"):
+                member["passwords"] = [without_secrets(password) for password in member["passwords"]]
+        return dict(members=members)
 
 
 def main():

@@ -13,7 +13,7 @@ description:
   - Returns the user that the access token or service token belongs to.
   - Useful as a first check that credentials work.
 author:
-  - planetscale.cloud contributors
+  - planetscale.cloud contributors (@planetscale-ansible)
 extends_documentation_fragment:
   - planetscale.cloud.api
   - planetscale.cloud.api.connection

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 
+from ansible import constants as C
 from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 from ansible.module_utils.common.parameters import remove_values
 from ansible.module_utils.common.validation import check_type_bool
@@ -43,7 +44,7 @@ class InProcessAction(ActionBase):
         if not self._in_process(task_vars):
             result.update(self._execute_module(task_vars=task_vars))
             return result
-        result.update(self._run_in_process())
+        result.update(self._run_in_process(task_vars))
         return result
 
     def _in_process(self, task_vars):
@@ -53,12 +54,16 @@ class InProcessAction(ActionBase):
             return False
         return check_type_bool(self._templar.template(task_vars.get(SWITCH, True)))
 
-    def _run_in_process(self):
+    def _run_in_process(self, task_vars=None):
+        # The whole run sees the task's environment, as a module process would: the options'
+        # fallbacks, and what requests reads from it (proxies, CA bundle).
+        with _environment(self._task_environment()):
+            return self._validate_and_execute(task_vars)
+
+    def _validate_and_execute(self, task_vars):
         spec = self.module_class.spec()
         spec.pop("supports_check_mode")
-        validator = ModuleArgumentSpecValidator(**spec)
-        with _environment(self._task_environment()):
-            validation = validator.validate(dict(self._task.args))
+        validation = ModuleArgumentSpecValidator(**spec).validate(dict(self._task.args))
         no_log_values = validation._no_log_values
         params = validation.validated_parameters
 
@@ -74,7 +79,8 @@ class InProcessAction(ActionBase):
                 result = self.module_class(params, ctx).execute()
             except ModuleFailure as failure:
                 result = dict(failure.result, failed=True, msg=failure.msg)
-        result["invocation"] = dict(module_args=params)
+        if _inject_invocation(task_vars):
+            result["invocation"] = dict(module_args=params)
         if ctx.warnings:
             result["warnings"] = ctx.warnings
         if ctx.deprecations:
@@ -87,6 +93,13 @@ class InProcessAction(ActionBase):
         return environment
 
 
+def _inject_invocation(task_vars):
+    """Whether a module would add the invocation key: always before ansible-core 2.21, then as its setting says."""
+    if "INJECT_INVOCATION" not in C.config.get_configuration_definitions():
+        return True
+    return check_type_bool(C.config.get_config_value("INJECT_INVOCATION", variables=task_vars or {}))
+
+
 def _mask(result, no_log_values):
     """Mask no_log values in the result, keeping booleans and None as AnsibleModule does."""
     preserved = {k: v for k, v in result.items() if v is None or isinstance(v, bool)}
@@ -97,11 +110,18 @@ def _mask(result, no_log_values):
 
 @contextmanager
 def _environment(task_environment):
-    """The environment a module would see: the controller's, updated with the task's environment keyword."""
-    saved = dict(os.environ)
-    os.environ.update({str(k): str(v) for k, v in task_environment.items()})
+    """The environment a module would see: the controller's, updated with the task's environment keyword.
+
+    Only the variables the task sets are changed and restored: a loop runs its items in one worker.
+    """
+    changes = dict((str(k), str(v)) for k, v in task_environment.items())
+    saved = dict((name, os.environ.get(name)) for name in changes)
+    os.environ.update(changes)
     try:
         yield
     finally:
-        os.environ.clear()
-        os.environ.update(saved)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

@@ -231,3 +231,12 @@ def test_credentials_are_not_sent_across_hosts_on_redirect(server):
     assert make_client(server).get("/download") == {"ok": True}
     assert "Authorization" in server.requests[0]["headers"]
     assert "Authorization" not in server.requests[1]["headers"]
+
+
+def test_a_netrc_entry_for_the_api_host_does_not_replace_the_credentials(server, tmp_path, monkeypatch):
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine 127.0.0.1\nlogin someone\npassword other-secret\n")
+    monkeypatch.setenv("NETRC", str(netrc))
+    server.script = [(200, {"id": "u1"})]
+    make_client(server).get("/user")
+    assert server.requests[0]["headers"]["Authorization"] == "svc:" + SECRET

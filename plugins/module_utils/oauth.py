@@ -1,0 +1,273 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What the token and token_info modules share: the OAuth server, the expiry arithmetic,
+and for each error of the token endpoint a sentence that says what to do next.
+
+Lifetimes are measured on the server's clock where it tells it (the Date header of its
+answer), so a controller whose clock is off neither keeps a dying token nor refreshes a
+healthy one.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import datetime, timedelta, timezone
+from email.utils import mktime_tz, parsedate_tz
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
+
+TOKEN_PATH = "/oauth/token"
+TOKEN_INFO_PATH = "/oauth/token/info"
+GRANT_FIELDS = dict(authorization_code=("code", "redirect_uri"), refresh_token=("refresh_token",))
+INFO_FIELDS = ("scope", "client_id", "token_type", "exp", "iat", "sub")
+KEPT_FIELDS = ("token_type", "expires_in", "expires_at", "scope", "scopes")
+ISO8601 = re.compile(r"^(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(?:[.,]\d+)?(Z|[+-]\d\d:?\d\d)?$", re.IGNORECASE)
+
+AUTHORIZE_AGAIN = "send the user through the OAuth application's authorization step again"
+HINTS = {
+    "invalid_client": "The OAuth server refused the client (invalid client): check client_id and client_secret (or "
+                      "PLANETSCALE_CLIENT_ID and PLANETSCALE_CLIENT_SECRET) against the OAuth application's "
+                      "settings, and create a new client secret there if it was lost.",
+    "invalid_request": "The OAuth server refused the request as incomplete or malformed (invalid request): check "
+                       "grant_type, and that code and redirect_uri (authorization_code) or refresh_token "
+                       "(refresh_token) are not empty.",
+    "unauthorized_client": "The OAuth application may not use this grant_type (unauthorized client): allow it in the "
+                           "application's settings.",
+    "unsupported_grant_type": "The OAuth server does not offer this grant_type (unsupported grant type): check that "
+                              "auth_url is the platform's OAuth server.",
+    "invalid_scope": "The scope asked for is unknown or beyond the OAuth application's (invalid scope): "
+                     + AUTHORIZE_AGAIN + " with the scopes the application has.",
+}
+INVALID_GRANT = {
+    "authorization_code": "The authorization code was refused (invalid grant): a code works once, for minutes, and "
+                          "only with the redirect_uri of its authorization request; " + AUTHORIZE_AGAIN
+                          + " and exchange the new code once, with that redirect_uri.",
+    "refresh_token": "The refresh token was refused (invalid grant): each refresh returns a new refresh token and "
+                     "ends the old one, and a revoked authorization ends them all; pass the refresh_token saved from "
+                     "the latest token, or if that was lost, " + AUTHORIZE_AGAIN + ".",
+}
+OUTCOME_UNKNOWN = {
+    "authorization_code": "The OAuth server may have redeemed the code before the answer was lost, which uses it "
+                          "up: run the task once more, and if that fails with an invalid grant, "
+                          + AUTHORIZE_AGAIN + ".",
+    "refresh_token": "The OAuth server may have issued new tokens before the answer was lost, which ends this "
+                     "refresh token: run the task once more, and if that fails with an invalid grant, "
+                     + AUTHORIZE_AGAIN + ".",
+}
+LOST_THEN_REFUSED = {
+    "authorization_code": "The answer to the first request was lost after it was sent, and sending the code again "
+                          "was refused: the first request redeemed the code, so its tokens were issued but never "
+                          "received; " + AUTHORIZE_AGAIN + " and exchange the new code.",
+    "refresh_token": "The answer to the first request was lost after it was sent, and sending the refresh token "
+                     "again was refused: the first request used it up and issued new tokens that were never "
+                     "received; " + AUTHORIZE_AGAIN + ".",
+}
+INFO_UNAUTHORIZED = "The OAuth server wants a bearer access token: check access_token (or PLANETSCALE_ACCESS_TOKEN)."
+
+
+# Expiry arithmetic ------------------------------------------------------------------------------
+
+def iso8601(timestamp):
+    """A Unix timestamp as ISO 8601 UTC to the second (2026-11-22T01:02:03Z); None stays None."""
+    if timestamp is None:
+        return None
+    return (datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(seconds=int(timestamp))).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_iso8601(text):
+    """The Unix timestamp of an ISO 8601 time such as 2026-11-22T01:02:03.000Z (UTC without an offset), or None.
+
+    Fractions of a second are dropped: an expiry read a little early is the safe side.
+    """
+    match = ISO8601.match(text.strip()) if isinstance(text, str) else None
+    if not match:
+        return None
+    day, clock, offset = match.groups()
+    offset = "+0000" if offset is None or offset.upper() == "Z" else offset.replace(":", "")
+    try:
+        return datetime.strptime("%sT%s%s" % (day, clock, offset), "%Y-%m-%dT%H:%M:%S%z").timestamp()
+    except ValueError:
+        return None
+
+
+def http_date(text):
+    """The Unix timestamp of an HTTP Date header, or None."""
+    parsed = parsedate_tz(text) if text else None
+    return mktime_tz(parsed) if parsed else None
+
+
+def server_now(client):
+    """The time of the client's last answer on the server's clock, else the controller's.
+
+    The Date header counts whole seconds, so its second is over: a lifetime measured from it is
+    never overstated.
+    """
+    date = http_date(client.server_date)
+    return time.time() if date is None else date + 1
+
+
+def seconds_left(expires, now):
+    """Whole seconds from now until expires, never below zero; None when the expiry is unknown."""
+    if expires is None:
+        return None
+    return max(0, int(expires - now))
+
+
+def scopes_of(scope):
+    return scope.split() if isinstance(scope, str) else []
+
+
+def _number(value):
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def issued_token(body, now):
+    """The token result for an answer of the token endpoint that arrived at now."""
+    expires_in = _number(body.get("expires_in"))
+    scope = body.get("scope")
+    return dict(access_token=body.get("access_token"), refresh_token=body.get("refresh_token"),
+                token_type=body.get("token_type") or "Bearer", expires_in=expires_in,
+                expires_at=iso8601(None if expires_in is None else now + expires_in),
+                scope=scope, scopes=scopes_of(scope))
+
+
+def recorded_token(record, now):
+    """The token result for the OAuth token record of the deprecated application-token endpoint.
+
+    The record names no scope: its accesses stand for the scopes.
+    """
+    expires = parse_iso8601(record.get("expires_at"))
+    scopes = []
+    for access in record.get("service_token_accesses") or []:
+        name = access.get("access") if isinstance(access, dict) else None
+        if name and name not in scopes:
+            scopes.append(name)
+    return dict(access_token=record.get("token"), refresh_token=record.get("plain_text_refresh_token"),
+                token_type="Bearer", expires_in=seconds_left(expires, now), expires_at=iso8601(expires),
+                scope=" ".join(scopes), scopes=scopes)
+
+
+def described_info(info, now):
+    """The introspection record as token_info returns it: with scopes, expires_at and expires_in added."""
+    if not isinstance(info, dict) or info.get("active") is not True:
+        return dict(active=False)
+    described = dict(active=True)
+    described.update((key, info.get(key)) for key in INFO_FIELDS)
+    exp = _number(info.get("exp"))
+    described.update(scopes=scopes_of(info.get("scope")), expires_at=iso8601(exp), expires_in=seconds_left(exp, now))
+    return described
+
+
+def refresh_reason(info, min_ttl):
+    """Why the described token needs a refresh to live min_ttl more seconds, or None if it does not."""
+    if not info.get("active"):
+        return "The access token is not active (expired, revoked or unknown)"
+    if info.get("expires_in") is None:
+        return "The OAuth server did not say when the access token expires"
+    if info["expires_in"] < min_ttl:
+        return "The access token lives %s more seconds, less than min_ttl %s" % (info["expires_in"], min_ttl)
+    return None
+
+
+def kept_token(info):
+    """The token result when the current token is kept: its lifetime and scopes (the caller has the secrets)."""
+    return dict((key, info.get(key)) for key in KEPT_FIELDS)
+
+
+def grant_form(params):
+    """The fields of a grant request, for the form of the token endpoint or the deprecated JSON body."""
+    fields = ("grant_type", "client_id", "client_secret") + GRANT_FIELDS[params["grant_type"]]
+    return dict((name, params[name]) for name in fields)
+
+
+# What to do about an error -----------------------------------------------------------------------
+
+def token_hint(error, grant_type, lost=False):
+    """What to do about a failed request to the token endpoint (RFC 6749 errors), or None.
+
+    lost: the grant was sent again because the answer to the first request was lost.
+    """
+    if lost and error.code == "invalid_grant":
+        return LOST_THEN_REFUSED[grant_type]
+    if error.outcome_unknown:
+        return OUTCOME_UNKNOWN[grant_type]
+    if error.code == "invalid_grant":
+        return INVALID_GRANT[grant_type]
+    if error.code in HINTS:
+        return HINTS[error.code]
+    if error.status == 401:
+        return HINTS["invalid_client"]
+    if error.status == 400:
+        return HINTS["invalid_request"]
+    return None
+
+
+def application_token_hint(error, grant_type, organization, application_id, lost=False):
+    """What to do about a failed request to the deprecated application-token endpoint, or None."""
+    if lost and error.status == 422 and error.code != "invalid_params":
+        return LOST_THEN_REFUSED[grant_type]
+    if error.outcome_unknown:
+        return OUTCOME_UNKNOWN[grant_type]
+    if error.status == 401:
+        return ("The resource API did not accept the service token: check service_token_id and service_token "
+                "(or PLANETSCALE_SERVICE_TOKEN_ID and PLANETSCALE_SERVICE_TOKEN).")
+    if error.status == 403:
+        return ("Check that client_id and client_secret are those of the OAuth application %r, and that the "
+                "service token may use the OAuth applications of organization %r." % (application_id, organization))
+    if error.status == 404:
+        return ("Check that organization %r and its OAuth application %r exist and that the service token can "
+                "see them." % (organization, application_id))
+    if error.status == 422 and error.code != "invalid_params":
+        return INVALID_GRANT[grant_type]
+    if error.status in (400, 422):
+        return HINTS["invalid_request"]
+    return None
+
+
+class OAuthModule(Module):
+    """A module of the OAuth server at auth_url; it needs none of the resource API's credentials."""
+
+    uses_credentials = False
+    uses_organization = False
+    uses_auth_url = True
+    lost_answer = False  # a grant was sent again because the answer to the first request was lost
+
+    def send_grant(self, send):
+        """Send a grant; when its answer is lost, send it once more. If the first request was not applied
+        the second is the grant; if it was, its tokens are lost either way and the refusal says so."""
+        try:
+            return send()
+        except ApiError as error:
+            if not error.outcome_unknown:
+                raise
+        self.lost_answer = True
+        return send()
+
+    @property
+    def client(self):
+        """The client of the OAuth server, without an Authorization header (the token endpoint takes none)."""
+        if self._client is None:
+            self._client = self.make_client(self.params["auth_url"])
+        return self._client
+
+    def read_token_info(self, access_token):
+        """The introspection of access_token, its lifetime measured on the server's clock."""
+        client = self.make_client(self.params["auth_url"], "Bearer %s" % access_token)
+        try:
+            info = client.get(TOKEN_INFO_PATH)
+            return described_info(info, server_now(client))
+        finally:
+            client.close()
+
+    def explain(self, error):
+        hint = self.oauth_hint(error)
+        return "%s %s" % (error, hint) if hint else super().explain(error)
+
+    def oauth_hint(self, error):
+        """The sentence for an error of the OAuth server, or None for the shared hints."""
+        if error.path == TOKEN_INFO_PATH and error.status == 401:
+            return INFO_UNAUTHORIZED
+        return None

@@ -1,0 +1,112 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Fixtures of the reliability suite: one emulator per session (per xdist worker), reset before
+each test; one isolated Ansible configuration; the secret watch every run goes through; the
+figures the suite reports at the end (build/reliability/figures-*.json, summed in the summary).
+
+Run with the Python of a virtualenv that has ansible-core, requests, pytest and hypothesis
+(make test-reliability uses .venv/new); the emulator runs with .venv/emulator's Python.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+from collections import Counter
+
+import pytest
+
+from harness import LOGS, Ansible, Emulator, SecretWatch
+
+FIGURES = ("runs", "faults_injected", "faults_survived", "writes_with_unknown_outcome", "duplicates",
+           "bad_inputs", "tracebacks", "requests_for_local_errors", "secret_occurrences_by_design", "secret_leaks")
+
+
+def _figures_files():
+    return glob.glob(os.path.join(LOGS, "figures-*.json"))
+
+
+def pytest_sessionstart(session):
+    if not hasattr(session.config, "workerinput"):  # the controller (or a run without xdist)
+        os.makedirs(LOGS, exist_ok=True)
+        for path in _figures_files() + glob.glob(os.path.join(LOGS, "*.log")):
+            os.remove(path)
+
+
+def pytest_terminal_summary(terminalreporter):
+    totals = Counter()
+    for path in _figures_files():
+        with open(path, encoding="utf-8") as handle:
+            totals.update(json.load(handle))
+    if totals:
+        terminalreporter.section("reliability figures")
+        for name in FIGURES:
+            terminalreporter.write_line("%-32s %s" % (name.replace("_", " "), totals.get(name, 0)))
+        terminalreporter.write_line("(run logs at -vvvv: %s)" % LOGS)
+
+
+@pytest.fixture(scope="session")
+def figures():
+    counts = Counter()
+    yield counts
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    with open(os.path.join(LOGS, "figures-%s.json" % worker), "w", encoding="utf-8") as handle:
+        json.dump(counts, handle)
+
+
+@pytest.fixture(scope="session")
+def workdir(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("reliability"))
+
+
+@pytest.fixture(scope="session")
+def watch(figures):
+    secrets = SecretWatch()
+    yield secrets
+    figures["secret_occurrences_by_design"] += secrets.shown_by_design
+    figures["secret_leaks"] += len(secrets.leaks)
+    figures["runs"] += len(secrets.runs)
+
+
+@pytest.fixture(autouse=True)
+def no_leak(watch):
+    """Every test fails when a run it made (or a secret it taught the watch) shows a secret."""
+    before = len(watch.leaks)
+    yield
+    assert watch.leaks[before:] == []
+
+
+@pytest.fixture(scope="session")
+def ansible(workdir, watch):
+    return Ansible(workdir, watch)
+
+
+def _started(workdir, watch, tls=False):
+    emulator = Emulator(workdir, tls=tls).start()
+    world = emulator.world
+    watch.learn(world["service_token"]["token"], world["forbidden_service_token"]["token"],
+                world["oauth_application"]["client_secret"])
+    return emulator
+
+
+@pytest.fixture(scope="session")
+def session_emulator(workdir, watch):
+    emulator = _started(workdir, watch)
+    yield emulator
+    emulator.stop()
+
+
+@pytest.fixture
+def emulator(session_emulator):
+    """The session's emulator, back to its seeded world (state, log, faults, clock, settings)."""
+    session_emulator.reset()
+    return session_emulator
+
+
+@pytest.fixture(scope="session")
+def tls_emulator(workdir, watch):
+    emulator = _started(workdir, watch, tls=True)
+    yield emulator
+    emulator.stop()

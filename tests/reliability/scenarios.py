@@ -1,0 +1,95 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The playbook that uses every module of the collection, shared by the fault and secret tests.
+
+It walks each resource through create, update and delete, reads with every info module
+(several of them across pages), and obtains, checks, refreshes and keeps valid OAuth tokens
+through both token endpoints. The tasks that return a secret by design show it (no no_log,
+REVEALS in the name) so the secret scan sees a secret where it may be; one task of each kind
+has no_log.
+"""
+
+from __future__ import annotations
+
+from harness import FQCN, REVEALS, module_defaults, play
+
+BRANCH = "rel-a"
+TEAM = "Reliability"
+TEAM_SLUG = "reliability"
+REPORTS = 150  # query-pattern reports: two cursor pages
+BEARER = dict(service_token="{{ omit }}", service_token_id="{{ omit }}")
+
+
+def prepare(emulator):
+    """Fixtures the playbook reads, and its variables (two authorization codes)."""
+    world = emulator.world
+    emulator.control("POST", "/seed", dict(reports=dict(branch=world["branch"], count=REPORTS)))
+    return dict(code_1=emulator.code(), code_2=emulator.code())
+
+
+def task(title, module, /, register=None, no_log=False, **args):
+    entry = dict(name=title)
+    entry[FQCN + module] = args
+    if register:
+        entry["register"] = register
+    if no_log:
+        entry["no_log"] = True
+    return entry
+
+
+def every_module(emulator, **connection):
+    """One play that uses all twelve modules; the list of (task name, module) it runs."""
+    database, users = "{{ world.database }}", emulator.world["users"]
+    app = "{{ world.oauth_application.%s }}"
+    tasks = [
+        task("Read the user", "user_info"),
+        task("List the regions", "region_info", database=database),
+        task("List the branches", "branch_info", database=database),
+        task("Create branch rel-a", "branch", database=database, name=BRANCH, parent_branch="main"),
+        task("Create branch rel-b", "branch", database=database, name="rel-b", parent_branch=BRANCH, wait=False),
+        task("Delete branch rel-b", "branch", database=database, name="rel-b", state="absent"),
+        task("Read branch rel-a, a no-op", "branch", database=database, name=BRANCH, parent_branch="main"),
+        task("Read branch rel-a", "branch_info", database=database, name=BRANCH),
+        task("Create password app " + REVEALS, "password", database=database, branch=BRANCH, name="app",
+             role="reader", ttl=3600, cidrs=["10.0.0.0/8"]),
+        task("Add a CIDR to password app", "password", database=database, branch=BRANCH, name="app",
+             cidrs=["192.168.0.0/16", "10.0.0.0/8"]),
+        task("Renew password app " + REVEALS, "password", database=database, branch=BRANCH, name="app", renew=True),
+        task("Create password tmp", "password", no_log=True, database=database, branch=BRANCH, name="tmp"),
+        task("Delete password tmp", "password", database=database, branch=BRANCH, name="tmp", state="absent"),
+        task("Ensure password app, a no-op", "password", no_log=True, database=database, branch=BRANCH, name="app",
+             role="reader", ttl=3600, cidrs=["10.0.0.0/8", "192.168.0.0/16"]),
+        task("List the passwords of rel-a", "password_info", database=database, branch=BRANCH),
+        task("Create team Reliability", "team", name=TEAM, description="Runs at night",
+             members=[users[0]["email"], users[1]["id"]]),
+        task("Change team Reliability", "team", team=TEAM_SLUG, description="Runs at night, with faults",
+             members=[users[1]["id"], users[2]["email"]], purge_members=True),
+        task("Ensure team Reliability, a no-op", "team", team=TEAM_SLUG, description="Runs at night, with faults",
+             members=[users[2]["email"]]),
+        task("Create team Doomed", "team", name="Doomed"),
+        task("Delete team Doomed", "team", team="doomed", state="absent"),
+        task("List the teams", "team_info"),
+        task("Read team Reliability", "team_info", team=TEAM_SLUG),
+        task("List the members of everyone", "team_member_info", team="{{ world.teams.large }}"),
+        task("List the query-pattern reports", "query_pattern_info", database=database, branch="{{ world.branch }}"),
+        task("Exchange code 1 " + REVEALS, "token", register="issued", grant_type="authorization_code",
+             code="{{ code_1 }}", redirect_uri=app % "redirect_uri"),
+        task("Check the access token", "token_info", access_token="{{ issued.token.access_token }}"),
+        task("Read the user with the access token", "user_info", access_token="{{ issued.token.access_token }}",
+             **BEARER),
+        task("Refresh the tokens " + REVEALS, "token", register="refreshed", grant_type="refresh_token",
+             refresh_token="{{ issued.token.refresh_token }}"),
+        task("Keep the access token valid, a no-op", "token", no_log=True, register="kept",
+             grant_type="refresh_token", refresh_token="{{ refreshed.token.refresh_token }}",
+             access_token="{{ refreshed.token.access_token }}", min_ttl=60),
+        task("Exchange code 2 at the application endpoint", "token", no_log=True, register="application",
+             grant_type="authorization_code", code="{{ code_2 }}", redirect_uri=app % "redirect_uri",
+             application_id=app % "id", organization="{{ world.organization }}",
+             service_token_id="{{ world.service_token.id }}", service_token="{{ world.service_token.token }}",
+             api_url="{{ api_url }}"),
+        task("Check the application's access token", "token_info",
+             access_token="{{ application.token.access_token }}"),
+    ]
+    modules = sorted(set(key[len(FQCN):] for entry in tasks for key in entry if key.startswith(FQCN)))
+    return play(tasks, defaults=module_defaults(**connection)), modules

@@ -1,0 +1,111 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Persistent failure: an API that answers 503 for ever, or more slowly than api_timeout, and a
+branch that never becomes ready. Each task fails within the bound the documentation gives
+(api_retries + 1 attempts of api_timeout seconds, waits of at most 30 s each, 60 s when
+Retry-After asks, 120 s in all; wait_timeout for a branch), with a sentence that names the
+endpoint; nothing hangs.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from harness import FQCN, module_defaults, play
+
+RETRIES = 2
+TIMEOUT = 1
+SLACK = 3.0  # seconds of the task's own work: a module process, reading the answer, building the result
+
+# What each case runs: (module, arguments, the endpoint its failure names).
+CASES = {
+    "user_info": ("user_info", {}, "GET /user"),
+    "branch_info": ("branch_info", dict(database="app"), "GET /organizations/acme/databases/app/branches"),
+    "branch": ("branch", dict(database="app", name="never", parent_branch="main"),
+               "POST /organizations/acme/databases/app/branches"),
+    "password": ("password", dict(database="app", branch="main", name="never"),
+                 "POST /organizations/acme/databases/app/branches/main/passwords"),
+    "team": ("team", dict(name="Never"), "POST /organizations/acme/teams"),
+    "token_info": ("token_info", dict(access_token="{{ access_token }}"), "GET /oauth/token/info"),
+    "token": ("token", dict(grant_type="refresh_token", refresh_token="{{ refresh_token }}"), "POST /oauth/token"),
+}
+
+
+def documented_bound(retries, timeout, retry_after=None):
+    """The longest one request may take by the documentation of api_timeout and api_retries."""
+    each = 30.0 if retry_after is None else min(60.0, retry_after)
+    return (retries + 1) * timeout + min(120.0, retries * each)
+
+
+def expected_bound(retries, timeout, retry_after=None):
+    """The same bound for the backoff the client uses (0.5 s doubling, with jitter below it)."""
+    waits = sum(min(30.0, 0.5 * 2 ** n) if retry_after is None else retry_after for n in range(retries))
+    return (retries + 1) * timeout + waits
+
+
+def _run(emulator, ansible, label, case, in_process=True):
+    module, args, _endpoint = CASES[case]
+    tokens = emulator.tokens()
+    ansible.watch.learn(tokens["access_token"], tokens["refresh_token"])
+    defaults = module_defaults(api_retries=RETRIES, api_timeout=TIMEOUT)
+    title = "%s against %s" % (module, label)
+    run = ansible.run("%s %s in_process=%s" % (label, case, in_process),
+                      [play([{"name": title, FQCN + module: args}], defaults=defaults)],
+                      dict(access_token=tokens["access_token"], refresh_token=tokens["refresh_token"]),
+                      emulator=emulator, in_process=in_process, timeout=120)
+    return run, run.result(title), run.seconds[title]["localhost"]
+
+
+def _assert_failed_naming(task, endpoint):
+    assert task.failed, task
+    msg = task.result["msg"]
+    assert msg.startswith(endpoint + " failed"), msg
+    assert msg.endswith("."), msg
+    assert "Traceback" not in msg and "object at 0x" not in msg, msg
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_503_for_ever_fails_within_the_bound_naming_the_endpoint(emulator, ansible, figures, case):
+    module, _args, endpoint = CASES[case]
+    method, path = endpoint.split(" ", 1)
+    # Only the request the case is about fails for ever; reads before it succeed.
+    emulator.faults(dict(method=method, path="^(/v1)?%s$" % path, status=503, retry_after=1))
+    run, task, seconds = _run(emulator, ansible, "503 for ever", case)
+    figures["faults_injected"] += len([e for e in emulator.requests() if e["fault"]])
+    _assert_failed_naming(task, endpoint)
+    assert "HTTP 503" in task.result["msg"] and task.result["status"] == 503
+    attempts = [e for e in emulator.requests() if e["method"] == method and e["fault"]]
+    assert len(attempts) == RETRIES + 1
+    assert RETRIES * 1 <= seconds <= expected_bound(RETRIES, 0, retry_after=1) + SLACK
+    assert seconds <= documented_bound(RETRIES, TIMEOUT, retry_after=1)
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in_process", "module"])
+@pytest.mark.parametrize("case", ["user_info", "branch", "token_info", "token"])
+def test_a_server_slower_than_api_timeout_fails_within_the_bound_naming_the_endpoint(
+        emulator, ansible, figures, case, in_process):
+    if not in_process and case != "user_info":
+        pytest.skip("one case proves the module path's adapter")
+    module, _args, endpoint = CASES[case]
+    method, path = endpoint.split(" ", 1)
+    emulator.faults(dict(method=method, path="^(/v1)?%s$" % path, delay=TIMEOUT + 2))
+    run, task, seconds = _run(emulator, ansible, "a slow server", case, in_process)
+    figures["faults_injected"] += len([e for e in emulator.requests() if e["fault"]])
+    _assert_failed_naming(task, endpoint)
+    assert "no answer within %s seconds (api_timeout)" % TIMEOUT in task.result["msg"]
+    assert seconds <= expected_bound(RETRIES, TIMEOUT) + SLACK
+    assert seconds <= documented_bound(RETRIES, TIMEOUT)
+
+
+def test_a_branch_that_never_becomes_ready_fails_after_wait_timeout(emulator, ansible):
+    emulator.settings(ready_delay=3600)
+    title = "Create a branch that never becomes ready"
+    task = {"name": title, FQCN + "branch": dict(database="app", name="slow", parent_branch="main", wait_timeout=3)}
+    run = ansible.run("branch never ready", [play([task], defaults=module_defaults())], emulator=emulator)
+    result = run.result(title)
+    assert result.failed
+    assert result.result["msg"] == ("Branch 'slow' of database 'app' was not ready after 3 seconds (state 'pending'); "
+                                    "raise wait_timeout or set wait to false.")
+    assert result.result["changed"] is True  # the branch was created: the failure says so
+    assert 3 <= run.seconds[title]["localhost"] <= 3 + SLACK

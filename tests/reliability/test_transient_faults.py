@@ -1,0 +1,74 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Transient faults: with 30 % of the API's and the OAuth server's answers replaced by 429
+(Retry-After), 502 or 503 (fixed seeds), the playbook that uses every module runs to the end
+without a failed task; every task reports what it reports without faults, and the end state
+is the fault-free run's.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from harness import MODULES
+from scenarios import every_module, prepare
+
+SHARE = 0.3
+# Three rules, each firing on a share of the requests that reach it, so that together
+# 30 % of requests fail, a third each with 429, 502 and 503.
+FAULTS = [
+    dict(path="^/(v1|oauth)/", status=429, retry_after=1, probability=0.1, seed=429),
+    dict(path="^/(v1|oauth)/", status=502, probability=0.1 / 0.9, seed=502),
+    dict(path="^/(v1|oauth)/", status=503, retry_after=1, probability=0.1 / 0.8, seed=503),
+]
+
+
+@pytest.fixture(scope="module")
+def fault_free(session_emulator, ansible):
+    """The run without faults: what every task reports and the end state (in-process)."""
+    session_emulator.reset()
+    playbook, modules = every_module(session_emulator)
+    assert modules == sorted(MODULES)
+    run = ansible.run("every module, no faults", [playbook], prepare(session_emulator),
+                      emulator=session_emulator).assert_ok()
+    assert not [entry for entry in session_emulator.requests() if entry["fault"]]
+    return _reported(run), session_emulator.state()
+
+
+def _reported(run):
+    return [(task.name, task.status, task.changed) for task in run.tasks]
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in_process", "module"])
+def test_every_module_survives_30_percent_transient_faults(fault_free, emulator, ansible, figures, in_process):
+    reported, state = fault_free
+    extra_vars = prepare(emulator)
+    emulator.clear_requests()
+    emulator.faults(*FAULTS)
+    playbook, _modules = every_module(emulator)
+    run = ansible.run("every module, 30%% faults, in_process=%s" % in_process, [playbook], extra_vars,
+                      emulator=emulator, in_process=in_process)
+    log = emulator.requests()
+    emulator.control("DELETE", "/faults")
+    faults = [entry for entry in log if entry["fault"]]
+    figures["faults_injected"] += len(faults)
+
+    run.assert_ok()
+    figures["faults_survived"] += len(faults)
+    share = len(faults) / float(len(log))
+    assert 0.2 < share < 0.4, "%d of %d requests failed" % (len(faults), len(log))
+    assert set(entry["status"] for entry in faults) == {429, 502, 503}
+    assert _reported(run) == reported
+    assert emulator.state() == state
+
+
+def test_retries_wait_as_retry_after_says(emulator, ansible):
+    """A 429 with Retry-After: 2 is retried after two seconds, not at once and not given up."""
+    emulator.faults(dict(method="GET", path="^/v1/user$", status=429, retry_after=2, times=2))
+    playbook, _modules = every_module(emulator)
+    playbook["tasks"] = playbook["tasks"][:1]
+    run = ansible.run("user_info after two 429s", [playbook], emulator=emulator).assert_ok()
+    log = [entry for entry in emulator.requests() if entry["path"] == "/v1/user"]
+    assert [entry["status"] for entry in log] == [429, 429, 200]
+    assert run.elapsed >= 4

@@ -1,0 +1,264 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The OAuth helpers: expiry arithmetic, the RFC 6749 error sentences, and the base options they need."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from ansible_collections.planetscale.cloud.plugins.doc_fragments.api import ModuleDocFragment as ApiDocs
+from ansible_collections.planetscale.cloud.plugins.module_utils import base, oauth
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, TaskContext
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
+
+T0 = 1795313550  # 2026-11-22T02:12:30Z
+SCOPE = "read_user read_organization"
+
+
+class FakeClient:
+    def __init__(self, server_date):
+        self.server_date = server_date
+
+
+# Expiry arithmetic ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("timestamp, text", [
+    (0, "1970-01-01T00:00:00Z"),
+    (T0, "2026-11-22T02:12:30Z"),
+    (T0 + 0.9, "2026-11-22T02:12:30Z"),
+    (None, None),
+])
+def test_iso8601_is_utc_to_the_second(timestamp, text):
+    assert oauth.iso8601(timestamp) == text
+
+
+@pytest.mark.parametrize("text, timestamp", [
+    ("2026-11-22T02:12:30Z", T0),
+    ("2026-11-22T02:12:30.999Z", T0),
+    ("2026-11-22T02:12:30.1234567Z", T0),
+    ("2026-11-22T02:12:30", T0),
+    ("2026-11-22T04:12:30+02:00", T0),
+    ("2026-11-22T00:12:30-0200", T0),
+    (" 2026-11-22 02:12:30z ", T0),
+    ("2026-13-40T02:12:30Z", None),
+    ("yesterday", None),
+    ("", None),
+    (None, None),
+    (1795313550, None),
+])
+def test_parse_iso8601_reads_the_api_timestamps_and_drops_fractions(text, timestamp):
+    assert oauth.parse_iso8601(text) == timestamp
+
+
+def test_http_date_reads_the_date_header():
+    assert oauth.http_date("Sun, 22 Nov 2026 02:12:30 GMT") == T0
+    assert oauth.http_date("not a date") is None
+    assert oauth.http_date(None) is None
+
+
+def test_server_now_is_the_end_of_the_servers_second(monkeypatch):
+    monkeypatch.setattr(oauth.time, "time", lambda: 1.5)
+    assert oauth.server_now(FakeClient("Sun, 22 Nov 2026 02:12:30 GMT")) == T0 + 1
+    assert oauth.server_now(FakeClient(None)) == 1.5
+    assert oauth.server_now(FakeClient("garbage")) == 1.5
+
+
+@pytest.mark.parametrize("expires, now, left", [
+    (T0 + 3600, T0, 3600),
+    (T0 + 3600, T0 + 0.5, 3599),
+    (T0, T0 + 10, 0),
+    (None, T0, None),
+])
+def test_seconds_left_are_whole_and_never_negative(expires, now, left):
+    assert oauth.seconds_left(expires, now) == left
+
+
+def test_issued_token_computes_expires_at_from_when_it_arrived():
+    body = dict(access_token="a", refresh_token="r", token_type="Bearer", expires_in=3600, scope=SCOPE)
+    assert oauth.issued_token(body, T0) == dict(
+        access_token="a", refresh_token="r", token_type="Bearer", expires_in=3600,
+        expires_at="2026-11-22T03:12:30Z", scope=SCOPE, scopes=["read_user", "read_organization"])
+
+
+@pytest.mark.parametrize("expires_in", [None, "3600", True])
+def test_issued_token_without_a_numeric_lifetime_has_no_expiry(expires_in):
+    token = oauth.issued_token(dict(access_token="a", expires_in=expires_in), T0)
+    assert (token["expires_in"], token["expires_at"], token["token_type"], token["scopes"]) == (None, None, "Bearer", [])
+
+
+def test_recorded_token_reads_the_deprecated_record():
+    record = dict(token="a", plain_text_refresh_token="r", expires_at="2026-11-22T03:12:30.000Z",
+                  service_token_accesses=[dict(access="read_user"), dict(access="read_organization"),
+                                          dict(access="read_user"), "junk", dict(id="no-access")])
+    assert oauth.recorded_token(record, T0 + 600) == dict(
+        access_token="a", refresh_token="r", token_type="Bearer", expires_in=3000,
+        expires_at="2026-11-22T03:12:30Z", scope=SCOPE, scopes=["read_user", "read_organization"])
+
+
+def test_described_info_adds_scopes_and_lifetime():
+    info = dict(active=True, scope=SCOPE, client_id="cid", token_type="Bearer", exp=T0 + 3600, iat=T0, sub="u1",
+                extra="ignored")
+    assert oauth.described_info(info, T0 + 100) == dict(
+        active=True, scope=SCOPE, client_id="cid", token_type="Bearer", exp=T0 + 3600, iat=T0, sub="u1",
+        scopes=["read_user", "read_organization"], expires_at="2026-11-22T03:12:30Z", expires_in=3500)
+
+
+@pytest.mark.parametrize("info", [dict(active=False), dict(active="true", exp=T0), {}, None, [], "active"])
+def test_described_info_of_anything_but_an_active_token_is_inactive(info):
+    assert oauth.described_info(info, T0) == dict(active=False)
+
+
+@pytest.mark.parametrize("info, min_ttl, reason", [
+    (dict(active=True, expires_in=600), 600, None),
+    (dict(active=True, expires_in=3600), 0, None),
+    (dict(active=True, expires_in=599), 600, "lives 599 more seconds, less than min_ttl 600"),
+    (dict(active=True, expires_in=None), 0, "did not say when"),
+    (dict(active=False), 0, "not active"),
+])
+def test_refresh_reason(info, min_ttl, reason):
+    got = oauth.refresh_reason(info, min_ttl)
+    assert got is None if reason is None else reason in got
+
+
+def test_kept_token_carries_no_secret():
+    info = oauth.described_info(dict(active=True, scope=SCOPE, exp=T0 + 10, iat=T0, token_type="Bearer"), T0)
+    assert oauth.kept_token(info) == dict(token_type="Bearer", expires_in=10, expires_at="2026-11-22T02:12:40Z",
+                                          scope=SCOPE, scopes=["read_user", "read_organization"])
+
+
+@pytest.mark.parametrize("grant, fields", [
+    ("authorization_code", dict(grant_type="authorization_code", client_id="c", client_secret="s", code="k",
+                                redirect_uri="u")),
+    ("refresh_token", dict(grant_type="refresh_token", client_id="c", client_secret="s", refresh_token="r")),
+])
+def test_grant_form_has_the_fields_of_the_grant_only(grant, fields):
+    params = dict(grant_type=grant, client_id="c", client_secret="s", code="k", redirect_uri="u", refresh_token="r",
+                  access_token="a", min_ttl=5)
+    assert oauth.grant_form(params) == fields
+
+
+# The error sentences ----------------------------------------------------------------------------
+
+def error(status, code=None, outcome_unknown=False, path=oauth.TOKEN_PATH):
+    return ApiError("POST", path, status, code, "described by the server", outcome_unknown=outcome_unknown)
+
+
+@pytest.mark.parametrize("status, code, grant, phrase", [
+    (400, "invalid_grant", "authorization_code", "The authorization code was refused (invalid grant)"),
+    (400, "invalid_grant", "refresh_token", "The refresh token was refused (invalid grant)"),
+    (401, "invalid_client", "refresh_token", "refused the client (invalid client)"),
+    (400, "invalid_client", "refresh_token", "refused the client (invalid client)"),
+    (401, None, "refresh_token", "refused the client (invalid client)"),
+    (401, "unauthorized", "authorization_code", "refused the client (invalid client)"),
+    (400, "invalid_request", "refresh_token", "(invalid request)"),
+    (400, None, "refresh_token", "(invalid request)"),
+    (400, "unauthorized_client", "refresh_token", "allow it in the application's settings"),
+    (400, "unsupported_grant_type", "refresh_token", "check that auth_url"),
+    (400, "invalid_scope", "authorization_code", "(invalid scope)"),
+])
+def test_token_endpoint_errors_say_what_to_do(status, code, grant, phrase):
+    assert phrase in oauth.token_hint(error(status, code), grant)
+
+
+def test_what_to_do_after_an_invalid_grant_depends_on_the_grant():
+    assert "authorization step again" in oauth.token_hint(error(400, "invalid_grant"), "authorization_code")
+    assert "refresh_token saved from the latest token" in oauth.token_hint(error(400, "invalid_grant"), "refresh_token")
+
+
+@pytest.mark.parametrize("grant, phrase", [("authorization_code", "redeemed the code"),
+                                           ("refresh_token", "ends this refresh token")])
+def test_a_lost_answer_warns_that_the_grant_may_be_spent(grant, phrase):
+    hint = oauth.token_hint(error(502, outcome_unknown=True), grant)
+    assert phrase in hint and "run the task once more" in hint
+
+
+@pytest.mark.parametrize("status", [500, 503, 429, 404])
+def test_other_token_endpoint_errors_keep_the_shared_hints(status):
+    assert oauth.token_hint(error(status), "refresh_token") is None
+
+
+@pytest.mark.parametrize("status, code, phrase", [
+    (401, "unauthorized", "did not accept the service token"),
+    (403, "forbidden", "are those of the OAuth application 'app1'"),
+    (404, "not_found", "organization 'acme' and its OAuth application 'app1' exist"),
+    (422, "unprocessable", "The refresh token was refused (invalid grant)"),
+    (422, "invalid_params", "(invalid request)"),
+    (400, "bad_request", "(invalid request)"),
+])
+def test_deprecated_endpoint_errors_say_what_to_do(status, code, phrase):
+    hint = oauth.application_token_hint(error(status, code, path="/organizations/acme/oauth-applications/app1/token"),
+                                        "refresh_token", "acme", "app1")
+    assert phrase in hint
+
+
+def test_deprecated_endpoint_lost_answer_and_server_errors():
+    assert "ends this refresh token" in oauth.application_token_hint(
+        error(504, outcome_unknown=True), "refresh_token", "acme", "app1")
+    assert oauth.application_token_hint(error(500), "refresh_token", "acme", "app1") is None
+
+
+def test_oauth_module_explains_token_info_401_and_defers_the_rest():
+    class Probe(oauth.OAuthModule):
+        pass
+
+    probe = Probe(dict(auth_url="http://auth"))
+    assert "check access_token" in probe.explain(error(401, path=oauth.TOKEN_INFO_PATH))
+    assert probe.explain(error(429, path=oauth.TOKEN_INFO_PATH)).endswith("raise api_retries.")
+
+
+# The base options the OAuth modules use ----------------------------------------------------------
+
+@pytest.mark.parametrize("fragment, options", [
+    (ApiDocs.AUTH_URL, base.AUTH_URL_OPTION),
+    (ApiDocs.SERVICE_TOKEN, dict(base.SERVICE_TOKEN_OPTIONS, **base.API_URL_OPTION)),
+])
+def test_new_doc_fragments_match_the_shared_argument_spec(fragment, options):
+    documented = yaml.safe_load(fragment)["options"]
+    assert sorted(documented) == sorted(options)
+    for name, spec in options.items():
+        assert documented[name]["type"] == spec["type"]
+        assert documented[name].get("default") == spec.get("default")
+        for variable in spec["fallback"][1]:
+            assert "E(%s)" % variable in " ".join(documented[name]["description"])
+
+
+def test_split_option_groups_keep_the_credential_options_as_they_were():
+    assert list(base.CREDENTIAL_OPTIONS) == ["access_token", "service_token_id", "service_token", "api_url"]
+    assert list(base.OAUTH_OPTIONS) == ["auth_url", "client_id", "client_secret"]
+
+
+def test_uses_auth_url_adds_auth_url_alone():
+    class AuthUrlOnly(Module):
+        uses_credentials = False
+        uses_organization = False
+        uses_auth_url = True
+
+    options = AuthUrlOnly.spec()["argument_spec"]
+    assert "auth_url" in options
+    assert not {"client_id", "client_secret", "access_token", "service_token", "api_url"} & set(options)
+    assert set(oauth.OAuthModule.spec()["argument_spec"]) == set(options)
+
+
+def test_make_client_scrubs_every_no_log_option(server):
+    class Secretive(Module):
+        uses_credentials = False
+        uses_organization = False
+        argument_spec = dict(refresh_token=dict(type="str", no_log=True), numbers=dict(type="list", no_log=True))
+
+    server.default = (400, {"error": "invalid_grant", "error_description": "refresh token r-123 is spent"})
+    params = dict(refresh_token="r-123", numbers=[1], api_timeout=5, api_retries=0, validate_certs=True, ca_path=None)
+    client = Secretive(params).make_client(server.url)
+    with pytest.raises(ApiError) as caught:
+        client.post("/oauth/token", data={})
+    assert "r-123" not in str(caught.value) and "********" in str(caught.value)
+
+
+def test_task_context_passes_the_collection_of_a_deprecation():
+    seen = []
+    ctx = TaskContext(deprecate=lambda msg, **kwargs: seen.append((msg, kwargs)))
+    ctx.deprecate("old", version="1.0.0", collection_name="planetscale.cloud")
+    without_collection = dict(version="2.0.0")
+    ctx.deprecate("older", **without_collection)
+    assert seen == [("old", dict(version="1.0.0", date=None, collection_name="planetscale.cloud")),
+                    ("older", dict(version="2.0.0", date=None))]

@@ -1,0 +1,108 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+import pytest
+
+from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.modules.branch_info import BranchInfo
+
+SECRET = "pscale_tkn_very_secret_value"
+DATABASE = "/v1/organizations/acme/databases/shop"
+NOT_FOUND = (404, dict(code="not_found", message="Not Found"))
+
+
+def run(server, check_mode=False, **args):
+    args = dict(dict(organization="acme", database="shop", service_token_id="svc", service_token=SECRET,
+                     api_url=server.url + "/v1", api_retries=0), **args)
+    spec = BranchInfo.spec()
+    spec.pop("supports_check_mode")
+    validation = ModuleArgumentSpecValidator(**spec).validate(args)
+    assert not validation.error_messages
+    return BranchInfo(validation.validated_parameters, TaskContext(check_mode=check_mode)).execute()
+
+
+def branch(name, production=False):
+    return dict(id="id-" + name, name=name, production=production, ready=True, state="ready")
+
+
+def page(items, next_page=None):
+    return (200, dict(type="list", current_page=1, next_page=next_page, data=items))
+
+
+def test_every_page_of_branches_is_read(server):
+    server.script = [page([branch("b%d" % n) for n in range(100)], next_page=2), page([branch("last")])]
+    result = run(server)
+    assert len(result["branches"]) == 101
+    assert result["changed"] is False
+    assert [r["path"] for r in server.requests] == [DATABASE + "/branches"] * 2
+    assert [r["query"]["page"] for r in server.requests] == [["1"], ["2"]]
+
+
+@pytest.mark.parametrize("production, sent", [(True, "true"), (False, "false")])
+def test_production_filter_is_sent_as_the_api_spells_it(server, production, sent):
+    server.script = [page([branch("main", production)])]
+    run(server, production=production)
+    assert server.requests[0]["query"]["production"] == [sent]
+
+
+def test_limit_caps_the_list(server):
+    server.script = [page([branch("a"), branch("b")])]
+    assert [b["name"] for b in run(server, limit=1)["branches"]] == ["a"]
+    assert server.requests[0]["query"]["per_page"] == ["1"]
+
+
+def test_name_reads_that_branch_only(server):
+    server.script = [(200, branch("dev"))]
+    result = run(server, name="dev")
+    assert result["branches"] == [branch("dev")]
+    assert [r["path"] for r in server.requests] == [DATABASE + "/branches/dev"]
+
+
+def test_name_is_escaped_into_one_path_segment(server):
+    server.script = [(200, branch("a/b"))]
+    run(server, name="a/b")
+    assert server.requests[0]["path"] == DATABASE + "/branches/a%2Fb"
+
+
+def test_absent_branch_is_an_empty_list_once_the_database_is_confirmed(server):
+    server.script = [NOT_FOUND, (200, dict(name="shop"))]
+    result = run(server, name="gone")
+    assert result == dict(branches=[], changed=False)
+    assert [r["path"] for r in server.requests] == [DATABASE + "/branches/gone", DATABASE]
+
+
+def test_absent_database_is_a_failure_naming_it(server):
+    server.script = [NOT_FOUND, NOT_FOUND]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, name="main", database="nope")
+    assert caught.value.result["status"] == 404
+    assert caught.value.msg.startswith("GET /organizations/acme/databases/nope failed with HTTP 404")
+    assert "organization 'acme' and database 'nope' exist" in caught.value.msg
+
+
+def test_absent_database_without_name_is_a_failure(server):
+    server.script = [NOT_FOUND]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, database="nope")
+    assert "database 'nope'" in caught.value.msg
+
+
+def test_name_with_production_filter_that_does_not_match_is_empty(server):
+    server.script = [(200, branch("dev", production=False))]
+    assert run(server, name="dev", production=True)["branches"] == []
+
+
+def test_name_that_cannot_be_a_path_segment_fails_before_any_request(server):
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, name="..")
+    assert "name must be a name" in caught.value.msg
+    assert server.requests == []
+
+
+def test_check_mode_gives_the_same_result(server):
+    server.default = (200, branch("dev"))
+    assert run(server, check_mode=True, name="dev") == run(server, name="dev")
