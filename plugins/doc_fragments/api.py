@@ -52,6 +52,8 @@ options:
         connection failures), with exponential backoff and jitter, honouring C(Retry-After).
       - Waits are at most 30 seconds each (60 seconds when the API asks for it) and 120 seconds for
         all retries of one request.
+      - So a request to an API that keeps failing, or does not answer, fails after at most
+        O(api_retries) + 1 attempts of O(api_timeout) seconds each, plus those waits.
       - A request that creates something is retried only where the API cannot have applied it
         (HTTP 429, 503, or no connection); otherwise the module reads what exists and continues.
       - If not set, the environment variable E(PLANETSCALE_API_RETRIES) is used.

@@ -13,7 +13,7 @@ from urllib.parse import quote, urlsplit
 try:
     import requests
     from requests.adapters import HTTPAdapter
-    from urllib3.exceptions import MaxRetryError
+    from urllib3.exceptions import MaxRetryError, ReadTimeoutError
     from urllib3.util.retry import Retry
 except ImportError:  # pragma: no cover - exercised through missing_required_lib
     HAS_REQUESTS = False
@@ -177,10 +177,13 @@ class Client:
                 "that signed it, or validate_certs to false for a test server"
                 % (urlsplit(url).netloc, _reason(exc))))
         except (requests.exceptions.ConnectTimeout, requests.exceptions.ConnectionError) as exc:
+            if _read_timed_out(exc):  # what requests reports once the retries of a read timeout ran out
+                raise ApiError(method, url_path, message="no answer within %s seconds (api_timeout)" % self.timeout,
+                               outcome_unknown=method.upper() != "GET")
             sent = not _never_connected(exc)
             raise ApiError(method, url_path, message=self._scrub(
-                "%s %s (%s)" % ("the connection failed after the request was sent"
-                                if sent else "could not connect to", urlsplit(url).netloc, _reason(exc))),
+                ("the connection to %s broke after the request was sent (%s)" if sent else "could not connect to %s (%s)")
+                % (urlsplit(url).netloc, _reason(exc))),
                 outcome_unknown=sent and method.upper() != "GET")
         except requests.exceptions.Timeout:
             raise ApiError(method, url_path, message="no answer within %s seconds (api_timeout)" % self.timeout,
@@ -287,12 +290,20 @@ def _reason(exc):
     """The innermost cause of a requests exception, as a short phrase."""
     reason = exc
     for _ in range(5):
-        inner = getattr(reason, "reason", None) or (reason.args[0] if getattr(reason, "args", None) else None)
+        args = getattr(reason, "args", None) or ()
+        inner = getattr(reason, "reason", None) or next((arg for arg in reversed(args) if isinstance(arg, Exception)),
+                                                         args[0] if args else None)
         if inner is None or inner is reason or isinstance(inner, str):
             break
         reason = inner
     text = str(reason)
     return text.split(": ", 1)[-1] if "object at 0x" in text else text
+
+
+def _read_timed_out(exc):
+    """True where a ConnectionError stands for read timeouts that used up the retries."""
+    cause = exc.args[0] if exc.args else None
+    return isinstance(getattr(cause, "reason", None), ReadTimeoutError)
 
 
 def _never_connected(exc):

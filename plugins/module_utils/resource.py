@@ -44,6 +44,7 @@ class Resource(Module):
     def __init__(self, params, ctx=None):
         super().__init__(params, ctx)
         self.created = False  # the resource is new (or predicted new) in this run
+        self.raced = False  # set by update(): every write it sent was refused as done already by another run
 
     @classmethod
     def spec(cls):
@@ -157,7 +158,7 @@ class Resource(Module):
         elif changes:
             self.guard(resource)
             resource = self.predict(resource, changes) if self.ctx.check_mode else self.update_once(resource, changes)
-            changed = True
+            changed = changed or not self.raced
         resource, changed = self.finish(resource, changed)
         return self.outcome(changed, resource, before)
 

@@ -222,30 +222,34 @@ class Team(Resource):
         url = self.url(resource["slug"])
         body = dict((name, changes[name]) for name in ("name", "description") if name in changes)
         team = self.client.patch(url, json=body) if body else resource
+        added = removed = ()
         if "members" in changes:
             have, want = set(self.managed(resource)["members"]), set(changes["members"])
-            for uid in sorted(want - have):
-                self.add(url + "/members", uid)
-            for uid in sorted(have - want):
+            added = [self.add(url + "/members", uid) for uid in sorted(want - have)]
+            removed = sorted(have - want)
+            for uid in removed:
                 self.client.delete(url + self.path("members", uid), missing_ok=True)
             team = dict(team, members=[self.users[uid] for uid in changes["members"]])
+        self.raced = bool(added) and not (body or removed or any(added))
         return team
 
     def add(self, url, uid):
-        """Add a member; after an unknown outcome or a refusal (another run added them), an existing membership is the answer."""
+        """Add a member: True; False where a refusal shows another run added them (after an unknown outcome too, the
+        membership that exists is the answer)."""
         for attempt in range(1, CREATE_ATTEMPTS + 1):
             try:
-                member = self.client.post(url, json=dict(user_id=uid))
+                member, applied = self.client.post(url, json=dict(user_id=uid)), True
                 break
             except ApiError as error:
                 if not error.outcome_unknown and error.status not in CONFLICT_STATUSES:
                     raise
-                member = self.client.get(url + self.path(uid), missing_ok=True)
+                member, applied = self.client.get(url + self.path(uid), missing_ok=True), error.outcome_unknown
                 if member:
                     break
                 if not error.outcome_unknown or attempt == CREATE_ATTEMPTS:
                     raise
         self.users[uid] = member.get("user") or self.users[uid]
+        return applied
 
 
 def main():

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import socket
+import threading
 
 import pytest
 
@@ -240,3 +241,27 @@ def test_a_netrc_entry_for_the_api_host_does_not_replace_the_credentials(server,
     server.script = [(200, {"id": "u1"})]
     make_client(server).get("/user")
     assert server.requests[0]["headers"]["Authorization"] == "svc:" + SECRET
+
+
+@pytest.mark.parametrize("method", ["PATCH", "DELETE"])
+def test_a_write_answered_500_is_an_unknown_outcome(server, method):
+    server.default = (500, {"code": "internal_server_error"})
+    with pytest.raises(ApiError) as caught:
+        make_client(server).request(method, "/organizations/acme/teams/t1", json={})
+    assert caught.value.outcome_unknown
+
+
+def test_a_read_that_gets_no_answer_in_time_says_so_after_its_retries(server, sleeps):
+    server.default = lambda request: (threading.Event().wait(0.6), (200, {}))[1]  # time.sleep is the test's
+    with pytest.raises(ApiError) as caught:
+        make_client(server, retries=1, timeout=0.2).get("/user")
+    assert str(caught.value) == "GET /user failed: no answer within 0.2 seconds (api_timeout)."
+    assert len(sleeps) == 1 and not caught.value.outcome_unknown
+
+
+def test_a_dropped_connection_is_reported_in_a_sentence(server, sleeps):
+    server.default = "drop"
+    with pytest.raises(ApiError) as caught:
+        make_client(server, retries=0).get("/user")
+    assert str(caught.value).startswith("GET /user failed: the connection to 127.0.0.1:")
+    assert "broke after the request was sent (" in str(caught.value) and "Connection aborted" not in str(caught.value)

@@ -309,10 +309,18 @@ def test_an_update_whose_answer_was_lost_is_checked_by_a_read(server):
     assert [r[0] for r in sent(server)] == ["GET", "PATCH", "GET"]
 
 
-def test_an_update_that_was_not_applied_fails(server):
-    server.script = [(200, widget()), "drop", (200, widget())]
+def test_an_update_that_was_not_applied_is_sent_again(server):
+    server.script = [(200, widget()), "drop", (200, widget()), (200, widget(colour="blue"))]
+    result = run(server, name="w", colour="blue")
+    assert result["changed"] is True and result["widget"]["colour"] == "blue"
+    assert [r[0] for r in sent(server)] == ["GET", "PATCH", "GET", "PATCH"]
+
+
+def test_an_update_that_is_never_applied_fails_after_three_attempts(server):
+    server.script = [(200, widget()), "drop", (200, widget()), "drop", (200, widget()), "drop", (200, widget())]
     with pytest.raises(ModuleFailure, match="PATCH"):
         run(server, name="w", colour="blue")
+    assert [r[0] for r in sent(server)] == ["GET", "PATCH", "GET", "PATCH", "GET", "PATCH", "GET"]
 
 
 def test_a_delete_whose_answer_was_lost_is_checked_by_a_read(server):

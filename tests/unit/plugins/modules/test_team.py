@@ -170,7 +170,7 @@ def test_the_apis_422_for_single_sign_on_gives_the_same_sentence(server, method)
 
 
 def test_a_member_write_refused_for_single_sign_on_gives_the_same_sentence(server):
-    server.script = [(200, team()), (422, {"code": "unprocessable", "message": "Unprocessable"}),
+    server.script = [(200, team()), (422, {"code": "unprocessable", "message": "Unprocessable"}), NOT_FOUND,
                      (200, team(managed=True))]
     with pytest.raises(ModuleFailure) as caught:
         run(server, team="backend", members=["u1"])
@@ -189,6 +189,22 @@ def test_a_member_added_by_a_request_whose_answer_was_lost_is_checked(server):
     result = run(server, team="backend", members=["u1"])
     assert result["changed"] is True and result["team"]["members"] == [user(1)]
     assert sent(server)[2][:2] == ("GET", URL + "/backend/members/u1")
+
+
+def test_a_member_add_whose_answer_was_lost_and_not_applied_is_sent_again(server):
+    server.script = [(200, team()), "drop", NOT_FOUND, (200, dict(id="m4", user=user(4)))]
+    result = run(server, team="backend", members=["u4"])
+    assert result["changed"] is True and [m["id"] for m in result["team"]["members"]] == ["u4"]
+    assert writes(server) == [("POST", URL + "/backend/members", dict(user_id="u4"))] * 2
+
+
+def test_a_member_another_run_added_meanwhile_is_not_an_error(server):
+    server.script = [(200, team()), (422, {"code": "unprocessable", "message": "User 'u4' is already a member"}),
+                     (200, dict(id="m4", user=user(4)))]
+    result = run(server, team="backend", members=["u4"])
+    assert result["changed"] is False  # this run's write was refused: another run made the change
+    assert [m["email"] for m in result["team"]["members"]] == ["user4@example.test"]
+    assert server.requests[-1]["path"] == URL + "/backend/members/u4"
 
 
 def test_absent_deletes_and_again_is_no_change(server):

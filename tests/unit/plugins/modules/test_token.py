@@ -201,10 +201,25 @@ def test_errors_are_sentences_without_secrets(server, args, status, body, phrase
 
 
 def test_a_lost_answer_to_a_refresh_says_the_refresh_token_may_be_spent(server):
-    server.script = [(502, b"<html>Bad Gateway</html>")]
+    server.script = [(502, b"<html>Bad Gateway</html>"), (504, b"<html>Gateway Timeout</html>")]
     failure = fails(server, **refresh())
-    assert len(server.requests) == 1  # a POST that may have been applied is not repeated
+    assert len(server.requests) == 2  # sent once more, never more
     assert "may have issued new tokens before the answer was lost" in failure.msg
+
+
+def test_a_grant_whose_answer_was_lost_is_sent_once_more(server):
+    server.script = [(502, b"<html>Bad Gateway</html>"), GRANT]
+    result = run(server, **refresh())
+    assert result["changed"] is True and result["token"]["refresh_token"] == "pscale_ref_new"
+    assert [form(request)["refresh_token"] for request in server.requests] == [REFRESH, REFRESH]
+
+
+@pytest.mark.parametrize("grant, phrase", [(exchange(), "the first request redeemed the code"),
+                                           (refresh(), "the first request used it up")])
+def test_a_grant_refused_after_a_lost_answer_says_its_tokens_are_lost(server, grant, phrase):
+    server.script = [(500, {"error": "server_error"}), (400, {"error": "invalid_grant", "error_description": "used"})]
+    failure = fails(server, **grant)
+    assert phrase in failure.msg and "authorization step again" in failure.msg
 
 
 def test_deprecated_endpoint_posts_json_with_the_service_token_and_warns(server, server_date):

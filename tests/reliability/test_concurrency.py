@@ -1,0 +1,106 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Concurrency: 20 forks at once, each ensuring its own branch and password; then 20 forks
+ensuring the same team (with members) and the same branch, and once more.
+
+What is true, and asserted: every task succeeds; nothing exists twice; each fork sends at
+most one create of a resource, and exactly one create of each is applied. For the shared
+team and branch, the forks that lose the race (the platform answers 422, the name is taken)
+read what the winner made and continue from it: the winner reports changed, a loser reports
+changed only if it still had to add a member, and no member is added twice. The second round
+changes nothing and sends no write.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from harness import FQCN, module_defaults, play
+
+FORKS = 20
+HOSTS = tuple("fork%02d" % n for n in range(1, FORKS + 1))
+OWN_BRANCH = "Ensure the fork's own branch"
+OWN_PASSWORD = "Ensure the fork's own password"
+SHARED_TEAM = "Ensure the shared team"
+SHARED_BRANCH = "Ensure the shared branch"
+
+
+def _writes(log, method, suffix):
+    """(all, applied) requests of that method whose path ends with suffix."""
+    sent = [e for e in log if e["method"] == method and e["path"].endswith(suffix)]
+    return sent, [e for e in sent if e["status"] is not None and e["status"] < 300]
+
+
+@pytest.fixture
+def fast_branches(emulator):
+    emulator.settings(ready_delay=0.5)
+    return emulator
+
+
+def test_20_forks_each_ensure_their_own_branch_and_password(fast_branches, ansible, figures):
+    emulator = fast_branches
+    tasks = [
+        {"name": OWN_BRANCH, FQCN + "branch": dict(database="app", name="own-{{ inventory_hostname }}",
+                                                    parent_branch="main")},
+        {"name": OWN_PASSWORD, "no_log": True,
+         FQCN + "password": dict(database="app", branch="main", name="own-{{ inventory_hostname }}", role="reader")},
+    ]
+    run = ansible.run("20 forks, own resources", [play(tasks, hosts="all", defaults=module_defaults())],
+                      emulator=emulator, hosts=HOSTS, forks=FORKS)
+    run.assert_ok()
+    assert all(task.changed for task in run.tasks) and len(run.tasks) == 2 * FORKS
+
+    log = emulator.requests()
+    branches = Counter(b["name"] for b in emulator.list("/organizations/acme/databases/app/branches"))
+    passwords = Counter(p["name"] for p in emulator.list("/organizations/acme/databases/app/branches/main/passwords"))
+    figures["duplicates"] += sum(n - 1 for n in list(branches.values()) + list(passwords.values()) if n > 1)
+    assert sorted(name for name in branches if name.startswith("own-")) == ["own-" + host for host in HOSTS]
+    assert sorted(name for name in passwords if name.startswith("own-")) == ["own-" + host for host in HOSTS]
+    assert max(branches.values()) == max(passwords.values()) == 1
+    # One write each: a create per fork and resource, nothing else.
+    assert [e["method"] for e in log if e["method"] != "GET"] == ["POST"] * (2 * FORKS)
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in_process", "module"])
+def test_20_forks_ensure_the_same_team_and_branch(fast_branches, ansible, figures, in_process):
+    emulator = fast_branches
+    users = emulator.world["users"]
+    tasks = [
+        {"name": SHARED_TEAM, FQCN + "team": dict(name="Shared", description="One team for all forks",
+                                                   members=[users[0]["id"], users[1]["email"]])},
+        {"name": SHARED_BRANCH, FQCN + "branch": dict(database="app", name="shared", parent_branch="main")},
+    ]
+    playbook = [play(tasks, hosts="all", defaults=module_defaults())]
+    run = ansible.run("20 forks, shared resources, in_process=%s" % in_process, playbook, emulator=emulator,
+                      hosts=HOSTS, forks=FORKS, in_process=in_process)
+    run.assert_ok()
+    assert len(run.tasks) == 2 * FORKS
+    log = emulator.requests()
+
+    teams = [t for t in emulator.list("/organizations/acme/teams") if t["name"].lower() == "shared"]
+    branches = [b for b in emulator.list("/organizations/acme/databases/app/branches") if b["name"] == "shared"]
+    figures["duplicates"] += max(0, len(teams) - 1) + max(0, len(branches) - 1)
+    assert len(teams) == 1 and len(branches) == 1
+    members = emulator.list("/organizations/acme/teams/%s/members" % teams[0]["slug"])
+    assert sorted(m["user"]["id"] for m in members) == sorted([users[0]["id"], users[1]["id"]])
+
+    team_creates, team_created = _writes(log, "POST", "/teams")
+    member_adds, members_added = _writes(log, "POST", "/members")
+    branch_creates, branch_created = _writes(log, "POST", "/branches")
+    assert len(team_creates) <= FORKS and len(team_created) == 1
+    assert len(member_adds) <= 2 * FORKS and len(members_added) == 2
+    assert len(branch_creates) <= FORKS and len(branch_created) == 1
+    assert [e for e in log if e["method"] in ("PATCH", "DELETE")] == []
+    # The fork whose create was applied reports changed; so may a fork that added a member; no one else.
+    assert [t.changed for t in run.results(SHARED_BRANCH)].count(True) == 1
+    assert 1 <= [t.changed for t in run.results(SHARED_TEAM)].count(True) <= 3
+
+    emulator.clear_requests()
+    again = ansible.run("20 forks, shared resources again, in_process=%s" % in_process, playbook, emulator=emulator,
+                        hosts=HOSTS, forks=FORKS, in_process=in_process)
+    again.assert_ok()
+    assert not any(task.changed for task in again.tasks)
+    assert [e for e in emulator.requests() if e["method"] != "GET"] == []
