@@ -33,7 +33,7 @@ options:
     type: str
     default: https://api.planetscale.com/v1
 notes:
-  - One kind of credential is needed, given as options, through M(ansible.builtin.module_defaults)
+  - One kind of credential is needed, given as options, through C(module_defaults)
     with the action group C(group/planetscale.cloud.all), or through the environment variables.
 """
 
@@ -42,14 +42,14 @@ notes:
 options:
   api_timeout:
     description:
-      - Seconds to wait for each answer of the API.
+      - Seconds to wait for each answer of the API, from 1 to 86400.
       - If not set, the environment variable E(PLANETSCALE_API_TIMEOUT) is used.
     type: int
     default: 30
   api_retries:
     description:
-      - How many times a request that failed transiently is retried (HTTP 429, 502, 503, 504 and
-        connection failures), with exponential backoff and jitter, honouring C(Retry-After).
+      - How many times (0 or more) a request that failed transiently is retried (HTTP 429, 502, 503, 504
+        and connection failures), with exponential backoff and jitter, honouring C(Retry-After).
       - Waits are at most 30 seconds each (60 seconds when the API asks for it) and 120 seconds for
         all retries of one request.
       - So a request to an API that keeps failing, or does not answer, fails after at most
@@ -131,4 +131,56 @@ options:
       - If not set, the environment variable E(PLANETSCALE_API_URL) is used.
     type: str
     default: https://api.planetscale.com/v1
+"""
+
+    # Options of the action group that a module does not use (accepted for module_defaults).
+    UNUSED_ORGANIZATION = r"""
+options:
+  organization:
+    description:
+      - Not used by this module; accepted so that one C(module_defaults) entry for
+        C(group/planetscale.cloud.all) can set it for every module.
+    type: str
+"""
+
+    UNUSED_AUTH_URL = r"""
+options:
+  auth_url:
+    description:
+      - Not used by this module; accepted so that one C(module_defaults) entry for
+        C(group/planetscale.cloud.all) can set it for every module.
+    type: str
+"""
+
+    UNUSED_OAUTH_CLIENT = r"""
+options:
+  client_id:
+    description:
+      - Not used by this module; accepted so that one C(module_defaults) entry for
+        C(group/planetscale.cloud.all) can set it for every module.
+    type: str
+  client_secret:
+    description:
+      - Not used by this module; accepted so that one C(module_defaults) entry for
+        C(group/planetscale.cloud.all) can set it for every module.
+    type: str
+"""
+
+    UNUSED_SERVICE_TOKEN = r"""
+options:
+  service_token_id:
+    description:
+      - Not used by this module; accepted so that one C(module_defaults) entry for
+        C(group/planetscale.cloud.all) can set it for every module.
+    type: str
+  service_token:
+    description:
+      - Not used by this module; accepted so that one C(module_defaults) entry for
+        C(group/planetscale.cloud.all) can set it for every module.
+    type: str
+  api_url:
+    description:
+      - Not used by this module; accepted so that one C(module_defaults) entry for
+        C(group/planetscale.cloud.all) can set it for every module.
+    type: str
 """

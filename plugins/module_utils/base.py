@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import copy
 import os
+import re
+from urllib.parse import urlsplit
 
 from ansible.module_utils.basic import env_fallback
 
@@ -52,6 +54,19 @@ OAUTH_OPTIONS = dict(
     client_id=dict(type="str", no_log=False, fallback=(env_fallback, ["PLANETSCALE_CLIENT_ID"])),
     client_secret=dict(type="str", no_log=True, fallback=(env_fallback, ["PLANETSCALE_CLIENT_SECRET"])),
 )
+
+# A name with one of these characters could reach another endpoint through a server or proxy that
+# decodes the escaped path before routing; no name on the platform has one.
+NOT_IN_NAMES = frozenset("/?#%\\")
+# What an HTTP header can carry of a credential: visible ASCII, no space.
+HEADER_VALUE = re.compile(r"[\x21-\x7e]+")
+HEADER_OPTIONS = ("access_token", "service_token_id", "service_token")
+URL_OPTIONS = ("api_url", "auth_url")
+MAX_TIMEOUT = 86400
+
+# Every module accepts these, used or not, so that one module_defaults entry for
+# group/planetscale.cloud.all can set them for every module of the collection.
+GROUP_OPTIONS = dict(CREDENTIAL_OPTIONS, **OAUTH_OPTIONS, **ORGANIZATION_OPTION)
 
 HINTS = {
     401: "Check the credentials: service_token_id and service_token, or access_token "
@@ -131,6 +146,8 @@ class Module:
         if cls.uses_organization:
             options.update(ORGANIZATION_OPTION)
         options.update(cls.argument_spec)
+        for name, option in GROUP_OPTIONS.items():
+            options.setdefault(name, dict(type=option["type"], no_log=bool(option.get("no_log"))))
         mutually_exclusive = list(cls.mutually_exclusive)
         required_together = list(cls.required_together)
         if cls.uses_credentials:
@@ -163,9 +180,9 @@ class Module:
                       ca_path=self.params.get("ca_path"), secrets=secrets)
 
     def authorization(self):
-        if self.params.get("access_token"):
+        if (self.params.get("access_token") or "").strip():
             return "Bearer %s" % self.params["access_token"]
-        if self.params.get("service_token_id") and self.params.get("service_token"):
+        if (self.params.get("service_token_id") or "").strip() and (self.params.get("service_token") or "").strip():
             return "%s:%s" % (self.params["service_token_id"], self.params["service_token"])
         raise ModuleFailure(
             "No credentials were given: set service_token_id and service_token (or the environment "
@@ -184,8 +201,21 @@ class Module:
         """Checks of the input that the argument spec cannot express. Raise ModuleFailure."""
         for name in ("organization",) + tuple(self.path_options):
             value = self.params.get(name)
-            if value is not None and (value.strip() in ("", ".", "..") or any(ord(c) < 32 for c in value)):
+            if value is not None and not is_name(value):
                 raise ModuleFailure("%s must be a name, not %r." % (name, value))
+        for name in HEADER_OPTIONS:
+            value = self.params.get(name)
+            if value and value.strip() and not HEADER_VALUE.fullmatch(value):  # a blank one is missing, below
+                raise ModuleFailure("%s holds a space or a character an HTTP header cannot carry; check that it "
+                                    "was copied whole." % name)  # never the value: it may be a secret
+        for name in URL_OPTIONS:
+            if self.params.get(name) is not None and not _is_api_url(self.params[name]):
+                raise ModuleFailure("%s must be an http or https URL without a query, such as %s, not %r." % (
+                    name, API_URL if name == "api_url" else AUTH_URL, self.params[name]))
+        if not 1 <= self.params.get("api_timeout", 1) <= MAX_TIMEOUT:
+            raise ModuleFailure("api_timeout must be from 1 to %d seconds, not %s." % (MAX_TIMEOUT, self.params["api_timeout"]))
+        if self.params.get("api_retries", 0) < 0:
+            raise ModuleFailure("api_retries must be 0 or more, not %s." % self.params["api_retries"])
         if self.uses_credentials:
             self.authorization()
         if self.params.get("ca_path") and not os.path.isfile(self.params["ca_path"]):
@@ -230,6 +260,21 @@ class InfoModule(Module):
 
     def items(self, url_path, params=None, limit=None):
         return list(self.client.paginate(url_path, params=params, limit=limit))
+
+
+def is_name(value):
+    """Whether a value can name something in an API path: not blank, not . or .., no control or path character."""
+    return value.strip() not in ("", ".", "..") and not any(ord(c) < 32 or c in NOT_IN_NAMES for c in value)
+
+
+def _is_api_url(value):
+    try:
+        parts = urlsplit(value)
+        port = parts.port  # ValueError for a port out of range
+    except ValueError:
+        return False
+    return (parts.scheme in ("http", "https") and bool(parts.hostname) and port != 0
+            and not (parts.query or parts.fragment))
 
 
 SECRET_FIELDS = frozenset(("plain_text",))

@@ -289,10 +289,10 @@ class Client:
 def _reason(exc):
     """The innermost cause of a requests exception, as a short phrase."""
     reason = exc
-    for _ in range(5):
+    for dummy in range(5):
         args = getattr(reason, "args", None) or ()
-        inner = getattr(reason, "reason", None) or next((arg for arg in reversed(args) if isinstance(arg, Exception)),
-                                                         args[0] if args else None)
+        nested = [arg for arg in args if isinstance(arg, Exception)]
+        inner = getattr(reason, "reason", None) or (nested[-1] if nested else (args[0] if args else None))
         if inner is None or inner is reason or isinstance(inner, str):
             break
         reason = inner

@@ -49,7 +49,9 @@ options:
     description: Whether the password is for a read replica.
     type: bool
   ttl:
-    description: Seconds the password is valid for after it is created or renewed. V(0) means it never expires.
+    description:
+      - Seconds the password is valid for after it is created or renewed, at most 2147483647 (about 68 years).
+      - V(0) means it never expires.
     type: int
   cidrs:
     description: The IP addresses or CIDR ranges allowed to use it, in any order. An empty list allows every address.
@@ -71,6 +73,8 @@ extends_documentation_fragment:
   - planetscale.cloud.api
   - planetscale.cloud.api.connection
   - planetscale.cloud.api.organization
+  - planetscale.cloud.api.unused_auth_url
+  - planetscale.cloud.api.unused_oauth_client
   - planetscale.cloud.attributes.resource
 requirements:
   - requests
@@ -154,6 +158,9 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.client import Ap
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital, networks
 
 
+MAX_TTL = 2147483647  # seconds, about 68 years: the largest 32-bit integer
+
+
 class Password(Resource):
     argument_spec = dict(
         database=dict(type="str", required=True),
@@ -177,8 +184,8 @@ class Password(Resource):
 
     def validate(self):
         super().validate()
-        if (self.params["ttl"] or 0) < 0:
-            raise ModuleFailure("ttl must be 0 (never expires) or more seconds, not %s." % self.params["ttl"])
+        if not 0 <= (self.params["ttl"] or 0) <= MAX_TTL:
+            raise ModuleFailure("ttl must be from 0 (never expires) to %d seconds, not %s." % (MAX_TTL, self.params["ttl"]))
         networks(self.params["cidrs"])
 
     def label(self):

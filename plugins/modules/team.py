@@ -54,6 +54,8 @@ extends_documentation_fragment:
   - planetscale.cloud.api
   - planetscale.cloud.api.connection
   - planetscale.cloud.api.organization
+  - planetscale.cloud.api.unused_auth_url
+  - planetscale.cloud.api.unused_oauth_client
   - planetscale.cloud.attributes.resource
 requirements:
   - requests
@@ -125,7 +127,7 @@ team:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, is_name
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import CONFLICT_STATUSES, CREATE_ATTEMPTS, Resource
 
@@ -154,6 +156,14 @@ class Team(Resource):
         super().__init__(params, ctx)
         self.users = {}  # user ID -> user record, of every user seen
         self.org_users = None  # e-mail address -> user record, of the organization's members
+
+    def validate(self):
+        super().validate()
+        if self.params["team"] is None and self.params["name"] is None:  # null passes required_one_of
+            raise ModuleFailure("one of team and name is required.")
+        for entry in self.params["members"] or []:
+            if "@" not in entry and not is_name(entry):  # a user ID is a path segment
+                raise ModuleFailure("members: %r is neither a user ID nor an e-mail address." % entry)
 
     def label(self):
         return "team %r" % (self.params["team"] or self.params["name"])

@@ -50,3 +50,14 @@ def test_doc_fragments_match_the_shared_argument_spec(fragment, options):
         env = spec.get("fallback", (None, []))[1]
         for variable in env:
             assert "E(%s)" % variable in " ".join(doc["description"]), name
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_every_module_accepts_every_option_of_the_action_group(name):
+    """module_defaults for group/planetscale.cloud.all sets the same options on every module: none may refuse them."""
+    module_class = importlib.import_module("ansible_collections.planetscale.cloud.plugins.action." + name).ActionModule.module_class
+    options = module_class.spec()["argument_spec"]
+    assert set(base.GROUP_OPTIONS) <= set(options)
+    for option in base.GROUP_OPTIONS:
+        assert options[option]["type"] == base.GROUP_OPTIONS[option]["type"]
+        assert bool(options[option].get("no_log")) == bool(base.GROUP_OPTIONS[option].get("no_log"))

@@ -121,14 +121,14 @@ def test_disabled_certificate_checks_warn(server):
 
 def test_task_context_forwards_warnings_and_deprecations():
     seen = []
-    ctx = TaskContext(warn=seen.append, deprecate=lambda msg, version=None, date=None: seen.append((msg, version)))
+    ctx = TaskContext(warn=seen.append, deprecate=lambda msg, **kwargs: seen.append((msg, kwargs["version"])))
     ctx.warn("w")
-    ctx.deprecate("d", version="1.0.0")
-    assert seen == ["w", ("d", "1.0.0")]
+    ctx.deprecate("d", version="2.0.0", collection_name="planetscale.cloud")
+    assert seen == ["w", ("d", "2.0.0")]
 
 
-def test_module_without_organization_has_no_organization_option():
+def test_module_without_organization_accepts_it_unused_and_unrequired():
     class NoOrg(Module):
         uses_organization = False
 
-    assert "organization" not in NoOrg.spec()["argument_spec"]
+    assert NoOrg.spec()["argument_spec"]["organization"] == {"type": "str", "no_log": False}

@@ -228,15 +228,16 @@ def test_split_option_groups_keep_the_credential_options_as_they_were():
     assert list(base.OAUTH_OPTIONS) == ["auth_url", "client_id", "client_secret"]
 
 
-def test_uses_auth_url_adds_auth_url_alone():
+def test_uses_auth_url_adds_auth_url_with_its_default_and_leaves_the_client_options_unused():
     class AuthUrlOnly(Module):
         uses_credentials = False
         uses_organization = False
         uses_auth_url = True
 
     options = AuthUrlOnly.spec()["argument_spec"]
-    assert "auth_url" in options
-    assert not {"client_id", "client_secret", "access_token", "service_token", "api_url"} & set(options)
+    assert options["auth_url"]["default"] == "https://auth.planetscale.com"
+    for unused in ("client_id", "client_secret", "service_token", "api_url"):
+        assert "default" not in options[unused] and "fallback" not in options[unused]
     assert set(oauth.OAuthModule.spec()["argument_spec"]) == set(options)
 
 

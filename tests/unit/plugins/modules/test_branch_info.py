@@ -62,10 +62,12 @@ def test_name_reads_that_branch_only(server):
     assert [r["path"] for r in server.requests] == [DATABASE + "/branches/dev"]
 
 
-def test_name_is_escaped_into_one_path_segment(server):
-    server.script = [(200, branch("a/b"))]
-    run(server, name="a/b")
-    assert server.requests[0]["path"] == DATABASE + "/branches/a%2Fb"
+def test_a_name_with_a_path_character_fails_before_any_request(server):
+    # escaped it would be one segment, but a server that decodes the path first would route it elsewhere
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, name="a/b")
+    assert caught.value.msg == "name must be a name, not 'a/b'."
+    assert server.requests == []
 
 
 def test_absent_branch_is_an_empty_list_once_the_database_is_confirmed(server):

@@ -201,18 +201,13 @@ def test_a_replacement_whose_answer_was_lost_keeps_the_other_passwords(server):
 @pytest.mark.parametrize("args, message", [
     (dict(cidrs=["10.0.0.0/8", "10.0.0.300"]), "cidrs: '10.0.0.300' is not an IP address or CIDR range."),
     (dict(cidrs=["example.com"]), "cidrs: 'example.com' is not an IP address or CIDR range."),
-    (dict(ttl=-1), "ttl must be 0 (never expires) or more seconds, not -1."),
+    (dict(ttl=-1), "ttl must be from 0 (never expires) to 2147483647 seconds, not -1."),
+    (dict(ttl=2 ** 31), "ttl must be from 0 (never expires) to 2147483647 seconds, not 2147483648."),
     (dict(name=" "), "name must not be empty."),
-    (dict(id="../x"), None),
+    (dict(id="../x"), "id must be a name, not '../x'."),
     (dict(branch=".."), "branch must be a name, not '..'."),
 ])
 def test_bad_input_fails_before_any_request(server, args, message):
-    if message is None:  # a path character is escaped, never a way to another endpoint
-        server.script = [NOT_FOUND]
-        with pytest.raises(ModuleFailure):
-            run(server, **args)
-        assert server.requests[0]["path"] == URL + "/..%2Fx"
-        return
     with pytest.raises(ModuleFailure) as caught:
         run(server, **args)
     assert caught.value.msg == message

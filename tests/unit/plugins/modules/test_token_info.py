@@ -102,7 +102,8 @@ def test_access_token_is_required_secret_and_read_from_the_environment(monkeypat
     assert ACCESS in validation._no_log_values
 
 
-def test_only_the_oauth_server_options_are_accepted():
-    options = set(TokenInfo.spec()["argument_spec"])
-    assert options == {"access_token", "fail_if_inactive", "auth_url", "api_timeout", "api_retries",
-                       "validate_certs", "ca_path"}
+def test_the_options_used_are_the_oauth_server_ones_and_the_rest_of_the_group_is_only_accepted():
+    options = TokenInfo.spec()["argument_spec"]
+    assert options["access_token"]["required"] is True and "fallback" in options["auth_url"]
+    for unused in ("service_token_id", "service_token", "api_url", "organization", "client_id", "client_secret"):
+        assert set(options[unused]) == {"type", "no_log"}
