@@ -91,11 +91,12 @@ setup-new: ## .venv/new: ansible-core 2.21 + ansible-lint/antsibull on Python 3.
 setup-emulator: ## .venv/emulator: the platform emulator's requirements
 	@hack/venv.sh $(VENV_EMULATOR) "$(or $(PYTHON_EMULATOR),$(EMULATOR_PY))" tests/emulator/requirements.txt
 
-# ansible-test --venv bootstraps pip from a download host we cannot reach;
-# put an ensurepip-based stand-in where it looks for a cached copy.
+# ansible-test --venv bootstraps pip from a download host we cannot reach:
+# put an ensurepip-based stand-in where it looks for a cached copy. Also
+# create ansible-test's SSH key before parallel runs race to make it.
 pip-bootstrap: setup-old setup-new
-	@$(VENV_OLD)/bin/python hack/ansible_test_pip_bootstrap.py
-	@$(VENV_NEW)/bin/python hack/ansible_test_pip_bootstrap.py
+	@$(VENV_OLD)/bin/python hack/prepare_ansible_test.py
+	@$(VENV_NEW)/bin/python hack/prepare_ansible_test.py
 
 copy: ## (re)make the build copy of the collection from the working tree
 	@hack/copy-collection.sh $(COLLECTION_DIR)
@@ -108,11 +109,11 @@ lint: setup-new copy ## ansible-lint --profile production
 sanity: sanity-old sanity-new ## ansible-test sanity, oldest and newest ansible-core
 
 sanity-old: setup-old copy
-	@$(VENV_OLD)/bin/python hack/ansible_test_pip_bootstrap.py
+	@$(VENV_OLD)/bin/python hack/prepare_ansible_test.py
 	cd $(COLLECTION) && $(with_old) ansible-test sanity --venv --python $(OLD_PY) $(SANITY_ARGS)
 
 sanity-new: setup-new copy
-	@$(VENV_NEW)/bin/python hack/ansible_test_pip_bootstrap.py
+	@$(VENV_NEW)/bin/python hack/prepare_ansible_test.py
 	cd $(COLLECTION) && $(with_new) ansible-test sanity --venv --python $(NEW_PY) $(SANITY_ARGS)
 
 units: units-old units-new ## ansible-test units (tests/unit), oldest and newest ansible-core
@@ -129,7 +130,8 @@ emulator-tests: setup-emulator ## the emulator's own pytest suite
 # The integration runs of the two ansible-core versions are independent (own
 # emulator, own copy under build/integration/), so by default they run side
 # by side; their output is shown per version once each finishes.
-integration: ## ansible-test integration against the emulator, both versions, each pass (INTEGRATION_PARALLEL=0: one after the other)
+integration: setup-old setup-new setup-emulator ## ansible-test integration against the emulator, both versions, each pass (INTEGRATION_PARALLEL=0: one after the other)
+	@$(VENV_NEW)/bin/python hack/prepare_ansible_test.py
 ifeq ($(INTEGRATION_PARALLEL),1)
 	@echo "integration-old and integration-new run in parallel; each one's output follows when it is done" \
 		"(live: tail -f build/logs/integration-*.log)"
@@ -139,11 +141,13 @@ else
 endif
 
 integration-old: setup-old setup-emulator
+	@$(VENV_OLD)/bin/python hack/prepare_ansible_test.py
 	@hack/copy-collection.sh $(ROOT)/build/integration/old/$(COLLECTION_PATH)
 	COLLECTION_DIR=$(ROOT)/build/integration/old/$(COLLECTION_PATH) EMULATOR_ARGS="$(EMULATOR_ARGS)" \
 		ANSIBLE_TEST_ARGS="$(INTEGRATION_ARGS)" hack/integration.sh $(VENV_OLD) $(OLD_PY) $(INTEGRATION_PASSES)
 
 integration-new: setup-new setup-emulator
+	@$(VENV_NEW)/bin/python hack/prepare_ansible_test.py
 	@hack/copy-collection.sh $(ROOT)/build/integration/new/$(COLLECTION_PATH)
 	COLLECTION_DIR=$(ROOT)/build/integration/new/$(COLLECTION_PATH) EMULATOR_ARGS="$(EMULATOR_ARGS)" \
 		ANSIBLE_TEST_ARGS="$(INTEGRATION_ARGS)" hack/integration.sh $(VENV_NEW) $(NEW_PY) $(INTEGRATION_PASSES)

@@ -1,4 +1,4 @@
-# planetscale.cloud harness: get-pip stand-in (installed by hack/ansible_test_pip_bootstrap.py)
+# planetscale.cloud harness: get-pip stand-in (installed by hack/prepare_ansible_test.py)
 """Offline stand-in for the get-pip.py script that ansible-test downloads.
 
 ``ansible-test ... --venv`` creates empty virtual environments and bootstraps

@@ -339,8 +339,8 @@ class OneRequest(Scenario):
 
 
 SCENARIOS = (NoOp, Update, Create, List, OneRequest)
-FLOOR_PLAYBOOKS = dict(empty="startup.empty.yml", debug="floor.debug.yml", debug_templated="floor.debug_templated.yml")
-TRUNCATED = ("one_request.collection.yml", "one_request.uri.yml", "floor.debug.yml", "floor.debug_templated.yml")
+FLOOR_PLAYBOOKS = dict(empty="startup.empty.yml", debug="floor.debug.yml")
+TRUNCATED = ("one_request.collection.yml", "one_request.uri.yml", "floor.debug.yml")
 
 
 # Running ansible-playbook ------------------------------------------------------------------------
@@ -542,7 +542,7 @@ class Bench:
         floor = dict((name, dict(wall=self.median(("floor", name)), cpu=self.median(("floor", name), "cpu"),
                                  runs=len(self.results.get(("floor", name), ()))))
                      for name in FLOOR_PLAYBOOKS)
-        per_task = dict(debug=self.per_task(("floor", "debug")), debug_templated=self.per_task(("floor", "debug_templated")))
+        per_task = dict(debug=self.per_task(("floor", "debug")))
         per_task.update((variant, self.per_task(("one_request", variant))) for variant in self.variants)
         runs = dict((variant, sorted(set(len(self.results.get((s.key, variant), ())) for s in self.scenarios)))
                     for variant in self.variants)
@@ -604,8 +604,6 @@ def table(summary):
         "| `ansible-playbook` with an empty play: the fixed cost of every run above | %s s | |" % _s(floor["empty"]["wall"]),
         "| `ansible.builtin.debug`: the dispatch floor | %s s | %s |" % (
             _s(floor["debug"]["wall"]), _ms(per_task["debug"])),
-        "| `ansible.builtin.debug` templating the three values the collection's tasks get from `module_defaults` "
-        "| %s s | %s |" % (_s(floor["debug_templated"]["wall"]), _ms(per_task["debug_templated"])),
     ]
     for variant in VARIANTS:
         if variant in per_task:
@@ -650,13 +648,14 @@ def verdicts(summary):
     return found
 
 
-COLORS = dict(in_process="#2a9d8f", module="#e9c46a", uri="#e76f51", debug="#8d99ae", debug_templated="#adb5bd")
-PER_TASK_LABELS = dict(debug="debug\n(floor)", debug_templated="debug,\ntemplated", in_process="user_info\nin-process",
-                       module="user_info\nmodule path", uri="uri GET")
+COLORS = dict(in_process="#2a9d8f", module="#e9c46a", uri="#e76f51", debug="#8d99ae")
+PER_TASK_LABELS = dict(debug="debug\n(the floor)", in_process="user_info\nin-process", module="user_info\nmodule path",
+                       uri="uri GET")
 
 
 def chart(summary, path):
     import matplotlib  # pylint: disable=import-outside-toplevel
+    import matplotlib.ticker  # pylint: disable=import-outside-toplevel
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
@@ -680,6 +679,8 @@ def chart(summary, path):
                      color=[COLORS[name] for name in names])
     right.bar_label(bars, fmt="%.0f", fontsize=8, padding=1)
     right.set_yscale("log")
+    right.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _position: "%g" % value))
+    right.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     right.set_xticks(range(len(names)))
     right.set_xticklabels([PER_TASK_LABELS[name] for name in names], fontsize=8)
     right.set_ylabel("ms per task (log scale)")
@@ -708,15 +709,16 @@ scenario twice: through its action plugins in-process (the default), and through
 ordinary module path (`planetscale_in_process: false`). Branches become ready
 {ready_delay:g} s after they are created, on both sides.
 
-Wall times are medians of the whole `ansible-playbook` command, start-up included, over
-{runs}. The quick runs are spread between the slow ones, so that a change of load hits
-every variant; the slow ones are repeated only as far as the time budget allows (each of
-them averages the load over hundreds of tasks). Requests are counted by the emulator. A task
-run is a task or loop item that ran; skipped items do not count, retries of `until` do.
+Wall times are medians over runs of the whole `ansible-playbook` command, start-up included.
+Runs per median: {runs}. The quick runs are spread between the slow ones, so that a change
+of load hits every variant; the slow ones are repeated only as far as the time budget allows
+(each of them averages the load over hundreds of tasks). Requests are counted by the
+emulator. A task run is a task or loop item that ran: skipped items do not count, retries
+of `until` do.
 
 Machine: {cores} cores, {system}, Python {python}, ansible-core {ansible_core}. The run took
-{duration}; the 1-minute load average was {load} (other work shared the machine, so every
-variant ran slower than on an idle one; the ratios are what to compare).
+{duration}. The 1-minute load average was {load}: other work shared the machine, so every
+variant ran slower than it would on an idle one; compare the ratios.
 
 """
 
@@ -724,29 +726,26 @@ DOC_NOTES = """
 ## Where the time goes
 
 Per task in scenario 5 (from the table above): the dispatch floor, `ansible.builtin.debug`,
-is {debug}. Templating the three values that `module_defaults` passes the collection's
-tasks (API URL and service token) adds {templating}: Ansible compiles each template again
-in each task's worker process. The collection's in-process action plugin then adds
-{action}: validating the options with the module's argument spec, the HTTP round trip to
-the emulator, and masking the `no_log` values in the result. A task that runs a module
-(uri, or the collection's module path) costs {uri} instead: Ansible writes an AnsiballZ
-payload and starts a new Python that unpacks and imports `ansible.module_utils` (compiled
-from the payload every time), which is the cost in-process removes.
+costs {debug}; the collection's task, in-process, {in_process}; a task that runs a module
+(uri, or the collection's module path) {uri}. That last cost is the one in-process removes:
+Ansible writes an AnsiballZ payload and starts a new Python that unpacks it and imports
+`ansible.module_utils` (compiled from the payload every time), whatever the module then does.
 
 Profiles (`python tests/bench/profile_run.py SCENARIO VARIANT` runs one scenario with
 cProfile in `ansible-playbook` and in every worker process) show, for ansible-core 2.21:
 
-- **In-process, one request** (scenario 5): of a task's worker time, about a third is
-  Ansible's own dispatch (the same as `debug`), a quarter Ansible's templating of the
-  `module_defaults` values, and the rest the action: the request through `requests`
-  (most of it; the emulator answers in about 10 ms on this machine) and about 4 ms of
-  the collection's own code (argument-spec validation, masking, the session).
-  Credentials from the environment (`PLANETSCALE_SERVICE_TOKEN_ID`,
-  `PLANETSCALE_SERVICE_TOKEN`) instead of templated `module_defaults` avoid the templating.
-- **List** (scenario 4): the 50 pages take about 1.5 s; most of the rest is Ansible
-  handling a 4 MB result: registering it (`finalize_registered_values`, which walks every
-  value) and the callback's conversion of it, plus masking `no_log` values in it
-  (`remove_values`, about 1 s, which the module path pays too, in `exit_json`).
+- **In-process, one request** (scenario 5): about half of a task's worker time is
+  Ansible's own dispatch (as for `debug`), a fifth is Ansible templating the
+  `module_defaults` values, and the rest is the action plugin: mostly the request through
+  `requests` to the emulator (which answers in about 10 ms here); the collection's own code
+  (argument-spec validation, the session, masking) is about 3 ms of it. Credentials from
+  the environment (`PLANETSCALE_SERVICE_TOKEN_ID`, `PLANETSCALE_SERVICE_TOKEN`) instead of
+  templated `module_defaults` avoid the templating.
+- **List** (scenario 4): the 50 pages take about 1.5 s. Most of the rest is Ansible
+  handling a 4 MB result: registering it (`finalize_registered_values` walks every value,
+  two thirds of the worker's time), the callback's conversion of it in the main process,
+  and masking the `no_log` values in it (`remove_values`, about 1 s, which the module path
+  pays as well, in `exit_json`).
 - **Create** (scenario 3): the branches are created without waiting and then waited for, so
   their start-up overlaps (as in the uri playbook); the wait polls with growing intervals
   from 1 s, and that first interval is most of the scenario's time above its tasks.
@@ -762,30 +761,41 @@ task per resource, which is how both sides are usually written.
 
 def document(summary, path_md, path_png):
     load = summary["load"] or {}
-    runs = ", ".join("%s: %s" % (VARIANT_LABELS[variant], "/".join(map(str, counts)))
-                     for variant, counts in summary["runs"].items())
-    runs = "the runs each variant got (%s; the floor: %d)" % (runs, summary["floor"]["empty"]["runs"])
+    short = dict(in_process="in-process", module="module path", uri="uri")
+    runs = ", ".join("%s %s" % (short[variant], "/".join(map(str, counts))) for variant, counts in summary["runs"].items())
+    runs += ", the floor %d" % summary["floor"]["empty"]["runs"]
     duration = summary.get("duration")
     text = DOC_INTRO.format(runs=runs, ready_delay=READY_DELAY,
                             duration="%d min %02d s" % divmod(int(duration), 60) if duration else "–",
-                            load="%s (min) / %s (median) / %s (max)" % (
-                                _s(load.get("min")), _s(load.get("median")), _s(load.get("max"))),
+                            load="%s to %s, median %s" % (
+                                _s(load.get("min")), _s(load.get("max")), _s(load.get("median"))),
                             **summary["machine"])
     text += table(summary) + "\n\n![Wall time per scenario and per-task cost](%s)\n\n" % os.path.basename(path_png)
     text += "## Targets\n\n| target | measured | met |\n|---|---|---|\n"
     text += "".join("| %s | %s | %s |\n" % (name, value, "yes" if ok else "**no**")
                     for name, value, ok in verdicts(summary))
     per_task = summary["per_task"]
-    text += DOC_NOTES.format(debug=_ms(per_task.get("debug")),
-                             templating=_ms(_minus(per_task.get("debug_templated"), per_task.get("debug"))),
-                             action=_ms(_minus(per_task.get("in_process"), per_task.get("debug_templated"))),
+    text += DOC_NOTES.format(debug=_ms(per_task.get("debug")), in_process=_ms(per_task.get("in_process")),
                              uri=_ms(per_task.get("uri")))
     with open(path_md, "w", encoding="utf-8") as handle:
         handle.write(text)
 
 
-def _minus(a, b):
-    return None if a is None or b is None else a - b
+def measure(args):
+    """Run the benchmark as the command line says: (summary, results)."""
+    scenarios = args.scenarios.split(",") if args.scenarios else None
+    workdir = tempfile.mkdtemp(prefix="planetscale-bench-")
+    try:
+        runner = Runner(workdir)
+        with Emulator(args.emulator_python, port=args.port, log_path=os.path.join(workdir, "emulator.log")) as emulator:
+            print("emulator at %s; load %s" % (emulator.url, _loads()))
+            bench = Bench(emulator, runner, sizes=SMOKE if args.smoke else FULL, scenarios=scenarios,
+                          variants=args.variants.split(","), runs=args.runs, slow_runs=args.slow_runs,
+                          budget=args.budget)
+            bench.run()
+        return bench.summary(), bench.results
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 # Command line ------------------------------------------------------------------------------------
@@ -805,27 +815,34 @@ def parse_args(argv=None):
     parser.add_argument("--out", default=os.path.join(ROOT, "docs"), help="where benchmarks.md/png go")
     parser.add_argument("--json", default=os.path.join(ROOT, "build", "bench", "results.json"))
     parser.add_argument("--no-write", action="store_true", help="print the table only")
+    parser.add_argument("--from-json", metavar="PATH", help="report the runs a previous --json saved; run nothing")
     return parser.parse_args(argv)
+
+
+def load_summary(path):
+    """The summary of the runs a previous run saved with --json, computed by this version of the report."""
+    with open(path, encoding="utf-8") as handle:
+        saved = json.load(handle)
+    keys = [tuple(key.split("/", 1)) for key in saved["results"]]
+    bench = Bench(None, None, sizes=saved["sizes"], scenarios=set(k for k, _v in keys if k != "floor"),
+                  variants=[v for v in VARIANTS if any(variant == v for k, variant in keys if k != "floor")])
+    bench.results = dict((tuple(key.split("/", 1)), runs) for key, runs in saved["results"].items())
+    summary = bench.summary()
+    summary.update((name, saved[name]) for name in ("load", "machine", "duration", "runs"))
+    return summary, bench.results
 
 
 def main(argv=None):
     args = parse_args(argv)
-    scenarios = args.scenarios.split(",") if args.scenarios else None
-    workdir = tempfile.mkdtemp(prefix="planetscale-bench-")
-    try:
-        runner = Runner(workdir)
-        with Emulator(args.emulator_python, port=args.port, log_path=os.path.join(workdir, "emulator.log")) as emulator:
-            print("emulator at %s; load %s" % (emulator.url, _loads()))
-            bench = Bench(emulator, runner, sizes=SMOKE if args.smoke else FULL, scenarios=scenarios,
-                          variants=args.variants.split(","), runs=args.runs, slow_runs=args.slow_runs,
-                          budget=args.budget)
-            bench.run()
-        summary = bench.summary()
-    except BenchError as error:
-        print("benchmark failed: %s" % error, file=sys.stderr)
-        return 1
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    if args.from_json:
+        summary, results = load_summary(args.from_json)
+        args.json = None
+    else:
+        try:
+            summary, results = measure(args)
+        except BenchError as error:
+            print("benchmark failed: %s" % error, file=sys.stderr)
+            return 1
     print()
     print(table(summary))
     print()
@@ -834,9 +851,9 @@ def main(argv=None):
     if args.json:
         os.makedirs(os.path.dirname(args.json), exist_ok=True)
         with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(dict(summary, results={"%s/%s" % key: runs for key, runs in bench.results.items()}), handle,
-                      indent=1)
+            json.dump(dict(summary, results={"%s/%s" % key: runs for key, runs in results.items()}), handle, indent=1)
     if not args.no_write:
+        os.makedirs(args.out, exist_ok=True)
         path_md, path_png = os.path.join(args.out, "benchmarks.md"), os.path.join(args.out, "benchmarks.png")
         chart(summary, path_png)
         document(summary, path_md, path_png)

@@ -39,9 +39,9 @@ MODULES = ORG_MODULES + ("user_info", "token", "token_info")
 # Every secret the emulator issues carries one of these prefixes (service tokens, client secrets,
 # OAuth access and refresh tokens, password plain texts), so the scan finds secrets no test learned.
 ISSUED_SECRET = re.compile(r"pscale_(?:tkn|app_secret|oauth|ref|pw)_[A-Za-z0-9]+")
-# A task that returns a secret by design, and has no no_log, says so in its name.
+# The suite names the tasks that return a secret by design and have no no_log, for the reader.
 REVEALS = "(returns its secret by design)"
-# Where such a task may show it: (result key, key inside it).
+# Where a module returns a secret by design: (result key, key inside it). Only there may one show.
 BY_DESIGN = frozenset((("password", "plain_text"), ("connection", "password"), ("token", "access_token"),
                        ("token", "refresh_token"), ("token_record", "token"),
                        ("token_record", "plain_text_refresh_token")))
@@ -66,11 +66,12 @@ class HarnessError(Exception):
 class Emulator:
     """The platform emulator in a child process (a free port), and its control API."""
 
-    def __init__(self, workdir, tls=False, ready_delay=0.5):
+    def __init__(self, workdir, tls=False, ready_delay=0.5, name=None):
         self.workdir = workdir
+        self.name = name or ("tls" if tls else "plain")
         self.tls = tls
         self.ready_delay = ready_delay
-        self.cert_dir = os.path.join(workdir, "tls") if tls else None
+        self.cert_dir = os.path.join(workdir, "tls-" + self.name) if tls else None
         self.process = None
         self.url = None
         self.world = None
@@ -92,7 +93,7 @@ class Emulator:
                    "--ready-delay", str(self.ready_delay)]
         if self.tls:
             command += ["--tls", "--cert-dir", self.cert_dir]
-        log = open(os.path.join(self.workdir, "emulator%s.log" % ("-tls" if self.tls else "")), "w",  # pylint: disable=consider-using-with
+        log = open(os.path.join(self.workdir, "emulator-%s.log" % self.name), "w",  # pylint: disable=consider-using-with
                    encoding="utf-8")
         self.process = subprocess.Popen(  # pylint: disable=consider-using-with
             command, cwd=ROOT, env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "tests")),
@@ -336,7 +337,8 @@ class Ansible:
         if not os.path.exists(self.ansible_playbook):
             raise HarnessError("No ansible-playbook beside %s: run the suite with a Python that has ansible-core."
                                % self.python)
-        collections = os.path.join(workdir, "collections", "ansible_collections", "planetscale")
+        self.collections_path = os.path.join(workdir, "collections")
+        collections = os.path.join(self.collections_path, "ansible_collections", "planetscale")
         os.makedirs(collections, exist_ok=True)
         if not os.path.lexists(os.path.join(collections, "cloud")):
             os.symlink(ROOT, os.path.join(collections, "cloud"))
@@ -358,7 +360,8 @@ class Ansible:
 
     def run(self, label, plays, extra_vars=None, emulator=None, hosts=("localhost",), forks=5, in_process=True,
             check=False, diff=False, env=None, timeout=600, verbosity=4):
-        """Run plays (a list of play dicts) once; return the parsed Run. Never raises on a failed playbook.
+        """Run plays (a list of play dicts, or a playbook's YAML text) once; return the parsed Run.
+        Never raises on a failed playbook.
 
         With emulator, the variables module_defaults() refers to are passed: world, api_url, auth_url.
         """
@@ -369,7 +372,10 @@ class Ansible:
         slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")[:80]
         base = os.path.join(self.workdir, "%03d-%s" % (self.count, slug))
         with open(base + ".yml", "w", encoding="utf-8") as handle:
-            yaml.safe_dump(plays, handle, sort_keys=False, width=1000)
+            if isinstance(plays, str):
+                handle.write(plays)
+            else:
+                yaml.safe_dump(plays, handle, sort_keys=False, width=1000)
         with open(base + ".json", "w", encoding="utf-8") as handle:
             json.dump(dict(extra_vars or {}, planetscale_in_process=in_process), handle)
         with open(base + ".ini", "w", encoding="utf-8") as handle:
@@ -410,7 +416,9 @@ class Ansible:
 class SecretWatch:
     """Every run's output is searched for every secret: those the emulator issued (by their
     prefixes) and those the tests passed or learned (by value). A secret may show only in the
-    printed result of a task named with REVEALS, at a key in BY_DESIGN; anywhere else it is a leak.
+    printed result of a task (so one without no_log), at a key in BY_DESIGN, where a module
+    returns it by design; anywhere else (a message, a warning, an invocation, a debug task,
+    Ansible's own lines) it is a leak.
     """
 
     def __init__(self):
@@ -473,10 +481,8 @@ class SecretWatch:
         """None where the secret shows by design, else why it must not show there."""
         for start, end, task in run.spans:
             if start <= position < end:
-                if REVEALS not in task.name:
-                    return "in the result of task %r, which does not return secrets by design" % task.name
                 if task.status == "skipping" or not _by_design(task.result, value):
-                    return "in the result of task %r, but not where the module returns it" % task.name
+                    return "in the result of task %r, not where a module returns a secret by design" % task.name
                 return None
         return "outside any task result"
 

@@ -1,0 +1,44 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The built artifact: installed into an empty path, its demo playbook runs."""
+
+from __future__ import annotations
+
+import glob
+import os
+import subprocess
+
+from conftest import BIN, ROOT
+from test_playbooks import demo_vars
+
+
+def galaxy(ansible, *args):
+    done = subprocess.run([os.path.join(BIN, "ansible-galaxy")] + list(args), env=ansible.env(), cwd=ansible.home,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stdout
+    return done.stdout
+
+
+def test_built_collection_installs_and_runs_the_demo(ansible, emulator, tmp_path):
+    galaxy(ansible, "collection", "build", "--output-path", str(tmp_path / "dist"), ROOT)
+    tarballs = glob.glob(str(tmp_path / "dist" / "planetscale-cloud-*.tar.gz"))
+    assert len(tarballs) == 1
+
+    installed = tmp_path / "installed"
+    installed.mkdir()
+    galaxy(ansible, "collection", "install", "--collections-path", str(installed), tarballs[0])
+    collection = installed / "ansible_collections" / "planetscale" / "cloud"
+    for shipped in ("playbooks/demo.yml", "playbooks/audit.yml", "playbooks/templates/audit_report.md.j2",
+                    "roles/branch_environment/meta/argument_specs.yml", "roles/oauth_session/tasks/main.yml",
+                    "meta/execution-environment.yml", "meta/ee-requirements.txt", "docs/docsite/extra-docs.yml"):
+        assert (collection / shipped).is_file(), shipped
+    for left_out in ("tests", "hack", "Makefile", "requirements"):
+        assert not (collection / left_out).exists(), left_out
+
+    emulator.control("POST", "/seed", dict(reports=dict(branch="main", count=1)))
+    run = ansible.playbook("planetscale.cloud.demo", tmp_path, extra_vars=demo_vars(emulator, tmp_path / "demo"),
+                           collections_path=str(installed))
+    run.succeeded()
+    assert str(collection / "roles" / "branch_environment") in run.output  # the installed copy's role ran
+    assert (tmp_path / "demo" / "audit.md").is_file()

@@ -1,0 +1,173 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The playbooks, run by name (ansible-playbook planetscale.cloud.NAME) as an installed collection's are."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import mode
+
+MAIN = "/organizations/acme/databases/app/branches/main"
+
+
+def demo_vars(emulator, output):
+    world = emulator.world
+    return dict(demo_organization=world["organization"], demo_database=world["database"], demo_branch=world["branch"],
+                demo_members_team=world["teams"]["large"], demo_team_members=[world["users"][0]["email"]],
+                demo_output_dir=str(output), demo_oauth_code=emulator.code(),
+                demo_oauth_redirect_uri=world["oauth_application"]["redirect_uri"])
+
+
+def test_demo(ansible, emulator, tmp_path):
+    emulator.control("POST", "/seed", dict(reports=dict(branch="main", count=3)))
+    output = tmp_path / "demo"
+    extra_vars = demo_vars(emulator, output)
+
+    first = ansible.playbook("planetscale.cloud.demo", tmp_path, extra_vars=extra_vars).succeeded()
+    # the team, the branch, its password and connection file, the tokens and their file, the report
+    assert first.changed == 7, first
+    for said in ("Acting as admin@acme.test in organization acme.",
+                 "app can use us-east, us-west, eu-west, ap-northeast; its default region is us-east.",
+                 "Engineering has 4 members:",
+                 "Branch demo-preview of database app is ready.",
+                 "everyone has 260 members",
+                 "main has 3 query-pattern reports",
+                 "The access token is active until"):
+        assert said in first.output, said
+    assert mode(output) == "0o700"
+    assert mode(output / "preview-connection.json") == "0o600" and mode(output / "oauth-token.json") == "0o600"
+    report = (output / "audit.md").read_text()
+    assert "## Teams (3)" in report and "## Query-pattern reports of branch main (3)" in report
+
+    emulator.clear_requests()
+    ansible.playbook("planetscale.cloud.demo", tmp_path, extra_vars=extra_vars).succeeded(changed=0)
+    assert emulator.writes() == []
+
+    emulator.clear_requests()
+    change = dict(extra_vars, demo_team_description="Reviewed in a dry run", demo_oauth_min_ttl=7200)
+    checked = ansible.playbook("planetscale.cloud.demo", tmp_path, extra_vars=change, check=True, diff=True)
+    checked.succeeded(changed=2)  # the team, the token refresh
+    assert '+    "description": "Reviewed in a dry run",' in checked.output
+    assert "the tokens would be refreshed" in checked.output
+    assert emulator.writes() == []
+
+    secrets = json.loads((output / "preview-connection.json").read_text())["password"], \
+        json.loads((output / "oauth-token.json").read_text())["refresh_token"]
+    ansible.assert_no_secret(*secrets)
+
+
+def test_preview_branch(ansible, emulator, tmp_path):
+    env_file = tmp_path / "pr-9.env"
+    present = dict(preview_database="app", preview_pr=9, preview_connection_file=str(env_file),
+                   preview_connection_file_format="env", preview_password_cidrs=["10.0.0.0/8"])
+
+    emulator.clear_requests()
+    ansible.playbook("planetscale.cloud.preview_branch", tmp_path, extra_vars=present, check=True).succeeded(changed=1)
+    assert emulator.writes() == []
+
+    ansible.playbook("planetscale.cloud.preview_branch", tmp_path, extra_vars=present).succeeded(changed=3)
+    assert mode(env_file) == "0o600"
+    password = emulator.api("GET", "/organizations/acme/databases/app/branches/pr-9/passwords")["data"][0]
+    assert (password["name"], password["role"], password["cidrs"], password["ttl_seconds"]) == \
+        ("preview", "readwriter", ["10.0.0.0/8"], 604800)
+
+    emulator.clear_requests()
+    ansible.playbook("planetscale.cloud.preview_branch", tmp_path, extra_vars=present).succeeded(changed=0)
+    assert emulator.writes() == []
+
+    absent = dict(present, preview_state="absent")
+    ansible.playbook("planetscale.cloud.preview_branch", tmp_path, extra_vars=absent, check=True).succeeded(changed=3)
+    assert emulator.writes() == []
+    ansible.playbook("planetscale.cloud.preview_branch", tmp_path, extra_vars=absent).succeeded(changed=3)
+    assert not env_file.exists()
+    ansible.playbook("planetscale.cloud.preview_branch", tmp_path, extra_vars=absent).succeeded(changed=0)
+
+
+def test_preview_branch_needs_its_variables(ansible, emulator, tmp_path):
+    ansible.playbook("planetscale.cloud.preview_branch", tmp_path, extra_vars=dict(preview_database="app")).failed(
+        "Set preview_database, and preview_pr (the pull request's number) or preview_name.")
+    assert emulator.requests() == []
+
+
+def test_rotate_password_renews(ansible, emulator, tmp_path):
+    old = emulator.api("POST", MAIN + "/passwords", dict(name="app", role="reader", ttl=86400))
+    connection_file = tmp_path / "app.json"
+    rotate = dict(rotate_database="app", rotate_password_name="app", rotate_connection_file=str(connection_file))
+
+    emulator.clear_requests()
+    young = ansible.playbook("planetscale.cloud.rotate_password", tmp_path, extra_vars=rotate).succeeded(changed=0)
+    assert 'The secret of password \\"app\\" is 0.0 days old; it is rotated after 30.0 days' in young.output
+    assert emulator.writes() == [] and not connection_file.exists()
+
+    forced = dict(rotate, rotate_force=True)
+    ansible.playbook("planetscale.cloud.rotate_password", tmp_path, extra_vars=forced, check=True).succeeded(changed=1)
+    assert emulator.writes() == []
+
+    renewed = ansible.playbook("planetscale.cloud.rotate_password", tmp_path, extra_vars=forced).succeeded(changed=2)
+    assert 'The password \\"app\\" was renewed; the new connection details are in %s.' % connection_file in renewed.output
+    assert emulator.writes() == ["POST %s/passwords/%s/renew" % ("/v1" + MAIN, old["id"])]
+    assert mode(connection_file) == "0o600"
+    connection = json.loads(connection_file.read_text())
+    assert connection["username"] == old["username"] and connection["password"] != old["plain_text"]
+
+    emulator.clear_requests()
+    ansible.playbook("planetscale.cloud.rotate_password", tmp_path, extra_vars=rotate).succeeded(changed=0)
+    assert emulator.writes() == []
+    ansible.assert_no_secret(old["plain_text"], connection["password"])
+
+
+def test_rotate_password_replaces_one_without_ttl(ansible, emulator, tmp_path):
+    old = emulator.api("POST", MAIN + "/passwords", dict(name="app", role="writer", cidrs=["10.0.0.0/8"]))
+    rotate = dict(rotate_database="app", rotate_password_name="app", rotate_max_age=0)
+
+    emulator.clear_requests()
+    replaced = ansible.playbook("planetscale.cloud.rotate_password", tmp_path, extra_vars=rotate).succeeded(changed=2)
+    assert 'The password \\"app\\" was replaced; the new secret is in the fact rotate_connection.' in replaced.output
+    assert [write.split()[0] for write in emulator.writes()] == ["DELETE", "POST"]
+    new = emulator.api("GET", MAIN + "/passwords")["data"]
+    assert [(p["name"], p["role"], p["cidrs"]) for p in new] == [("app", "writer", ["10.0.0.0/8"])]
+    assert new[0]["id"] != old["id"]
+    ansible.assert_no_secret(old["plain_text"])
+
+
+def test_rotate_password_needs_exactly_one(ansible, emulator, tmp_path):
+    rotate = dict(rotate_database="app", rotate_password_name="app")
+    ansible.playbook("planetscale.cloud.rotate_password", tmp_path, extra_vars=rotate).failed(
+        'No password is named \\"app\\" on branch main of database app; rotate_password rotates exactly one.')
+    for _ in range(2):
+        emulator.api("POST", MAIN + "/passwords", dict(name="app", role="reader"))
+    ansible.playbook("planetscale.cloud.rotate_password", tmp_path, extra_vars=rotate).failed(
+        '2 passwords are named \\"app\\"')
+    assert [write.split()[0] for write in emulator.writes()] == ["POST", "POST"]  # the two made here
+
+
+def test_audit(ansible, emulator, tmp_path):
+    emulator.control("POST", "/seed", dict(reports=dict(branch="main", count=2)))
+    emulator.api("POST", MAIN + "/passwords", dict(name="ci", role="reader", cidrs=["192.0.2.0/24"]))
+    report_path = tmp_path / "audit.md"
+    audit = dict(audit_database="app", audit_report_path="audit.md")  # relative to where it runs
+
+    emulator.clear_requests()
+    ansible.playbook("planetscale.cloud.audit", tmp_path, extra_vars=audit, check=True).succeeded(changed=1)
+    assert emulator.writes() == [] and not report_path.exists()
+
+    done = ansible.playbook("planetscale.cloud.audit", tmp_path, extra_vars=audit).succeeded(changed=1)
+    assert "The audit of acme is in %s" % report_path in done.output
+    report = report_path.read_text()
+    for line in ("# PlanetScale audit: acme",
+                 "The audit ran as **admin@acme.test**",
+                 "| SSO Admins | `sso-admins` | yes | 2 | - |",
+                 "| Everyone | `everyone` | no | 260 | - |",
+                 "- and 240 more",
+                 "| `us-east` | AWS us-east-1 (N. Virginia) | AWS | Ashburn, Virginia | yes | yes |",
+                 "| `main` | - | yes | ready | us-east |",
+                 "| ci | reader | 192.0.2.0/24 | never | never |",
+                 "## Query-pattern reports of branch main (2)"):
+        assert line in report, line
+    assert "pscale_" not in report
+
+    emulator.clear_requests()
+    ansible.playbook("planetscale.cloud.audit", tmp_path, extra_vars=audit).succeeded(changed=0)
+    assert emulator.writes() == []

@@ -1,0 +1,302 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The roles: a run, a second run with changed=0, check mode that writes nothing, their refusals."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import pytest
+
+from conftest import ROOT, mode
+
+DATABASE = "app"
+
+
+def branch_vars(tmp_path, **more):
+    role_vars = dict(branch_environment_database=DATABASE, branch_environment_name="pr-7",
+                     branch_environment_connection_file=str(tmp_path / "pr-7.json"))
+    role_vars.update(more)
+    return role_vars
+
+
+def env_lines(path):
+    return dict(line.split("=", 1) for line in path.read_text().splitlines() if not line.startswith("#"))
+
+
+# Compares the facts with the file without showing either: assert prints its fail_msg only.
+CHECK_CONNECTION = """
+- name: The fact holds the secret written to the file
+  ansible.builtin.assert:
+    that:
+      - branch_environment_connection.password == kept.password
+      - branch_environment_connection.username == kept.username
+      - branch_environment_password.plain_text is not defined
+    fail_msg: the connection fact does not match the connection file
+    quiet: true
+  vars:
+    kept: "{{ lookup('ansible.builtin.file', branch_environment_connection_file) | from_json }}"
+"""
+
+
+def test_branch_environment(ansible, emulator, tmp_path):
+    role_vars = branch_vars(tmp_path)
+    play = ansible.role_play(tmp_path, "branch_environment", role_vars, after=CHECK_CONNECTION)
+    connection_file = tmp_path / "pr-7.json"
+
+    checked = ansible.playbook(ansible.role_play(tmp_path, "branch_environment", role_vars, name="check.yml"),
+                               tmp_path, check=True).succeeded(changed=1)
+    assert "would be created from main" in checked.output
+    assert emulator.writes() == []
+    assert not connection_file.exists()
+
+    ansible.playbook(play, tmp_path).succeeded(changed=3)  # branch, password, file
+    assert mode(connection_file) == "0o600"
+    connection = json.loads(connection_file.read_text())
+    assert sorted(connection) == ["branch", "database", "host", "password", "username"]
+    assert connection["password"].startswith("pscale_pw_") and connection["branch"] == "pr-7"
+    branch = emulator.api("GET", "/organizations/acme/databases/app/branches/pr-7")
+    assert branch["ready"] is True and branch["parent_branch"] == "main"
+
+    emulator.clear_requests()
+    ansible.playbook(play, tmp_path).succeeded(changed=0)  # and the fact has the secret, from the file
+    assert emulator.writes() == []
+
+    ansible.assert_no_secret(connection["password"])
+
+
+def test_branch_environment_check_mode_change_writes_nothing(ansible, emulator, tmp_path):
+    ansible.playbook(ansible.role_play(tmp_path, "branch_environment", branch_vars(tmp_path)), tmp_path).succeeded(changed=3)
+    narrowed = ansible.role_play(tmp_path, "branch_environment", branch_vars(
+        tmp_path, branch_environment_password_cidrs=["10.0.0.0/8"]), name="narrowed.yml")
+
+    emulator.clear_requests()
+    checked = ansible.playbook(narrowed, tmp_path, check=True, diff=True).succeeded(changed=1)
+    assert "10.0.0.0/8" in checked.output  # the password's diff
+    assert emulator.writes() == []
+
+    ansible.playbook(narrowed, tmp_path).succeeded(changed=1)
+    assert [write.split()[0] for write in emulator.writes()] == ["PATCH"]
+
+
+def test_branch_environment_env_file_and_a_lost_secret(ansible, emulator, tmp_path):
+    env_file = tmp_path / "pr-7.env"
+    role_vars = branch_vars(tmp_path, branch_environment_connection_file=str(env_file),
+                            branch_environment_connection_file_format="env")
+    play = ansible.role_play(tmp_path, "branch_environment", role_vars)
+    ansible.playbook(play, tmp_path).succeeded(changed=3)
+    lines = env_lines(env_file)
+    assert sorted(lines) == ["DATABASE_BRANCH", "DATABASE_HOST", "DATABASE_NAME", "DATABASE_PASSWORD",
+                             "DATABASE_URL", "DATABASE_USERNAME"]
+    assert lines["DATABASE_URL"].startswith("mysql://%s:%s@" % (lines["DATABASE_USERNAME"], lines["DATABASE_PASSWORD"]))
+    assert mode(env_file) == "0o600"
+    ansible.playbook(play, tmp_path).succeeded(changed=0)
+
+    env_file.unlink()
+    emulator.clear_requests()
+    ansible.playbook(play, tmp_path).failed(
+        "its secret is not in %s and the platform shows it only once" % env_file,
+        "set branch_environment_replace_lost_password to true")
+    assert emulator.writes() == []
+
+    replacing = ansible.role_play(tmp_path, "branch_environment", dict(
+        role_vars, branch_environment_replace_lost_password=True), name="replace.yml")
+    ansible.playbook(replacing, tmp_path).succeeded(changed=3)  # delete, create, file
+    new = env_lines(env_file)
+    assert new["DATABASE_USERNAME"] != lines["DATABASE_USERNAME"]
+    ansible.assert_no_secret(lines["DATABASE_PASSWORD"], new["DATABASE_PASSWORD"])
+
+
+def test_branch_environment_absent(ansible, emulator, tmp_path):
+    connection_file = tmp_path / "pr-7.json"
+    ansible.playbook(ansible.role_play(tmp_path, "branch_environment", branch_vars(tmp_path)), tmp_path).succeeded(changed=3)
+    absent = ansible.role_play(tmp_path, "branch_environment", branch_vars(
+        tmp_path, branch_environment_state="absent"), name="absent.yml")
+
+    emulator.clear_requests()
+    ansible.playbook(absent, tmp_path, check=True).succeeded(changed=3)
+    assert emulator.writes() == [] and connection_file.exists()
+
+    ansible.playbook(absent, tmp_path).succeeded(changed=3)
+    assert not connection_file.exists()
+    branches = emulator.api("GET", "/organizations/acme/databases/app/branches")["data"]
+    assert [b["name"] for b in branches] == ["main"]
+
+    emulator.clear_requests()
+    ansible.playbook(absent, tmp_path).succeeded(changed=0)
+    assert emulator.writes() == []
+
+
+def test_branch_environment_never_deletes_a_production_branch(ansible, emulator, tmp_path):
+    play = ansible.role_play(tmp_path, "branch_environment", dict(
+        branch_environment_database=DATABASE, branch_environment_name="main", branch_environment_state="absent"))
+    ansible.playbook(play, tmp_path).failed(
+        'Branch \\"main\\" of database \\"app\\" is a production branch; branch_environment never deletes one.')
+    assert emulator.writes() == []
+
+
+TEAMS = [
+    dict(name="Engineering", description="Builds the shop", members=["member1@acme.test"]),
+    dict(name="Reviewers", description="Review preview branches", members=["member2@acme.test", "member3@acme.test"]),
+    dict(name="Everyone"),
+]
+
+
+def test_team_access(ansible, emulator, tmp_path):
+    play = ansible.role_play(tmp_path, "team_access", dict(team_access_teams=TEAMS))
+
+    checked = ansible.playbook(play, tmp_path, check=True, diff=True).succeeded(changed=1)
+    assert '+    "description": "Builds the shop",' in checked.output
+    assert emulator.writes() == []
+
+    applied = ansible.playbook(play, tmp_path).succeeded(changed=1)
+    assert "Engineering has 4 members: admin@acme.test, engineer1@acme.test, engineer2@acme.test, member1@acme.test" \
+        in applied.output
+    assert "Reviewers has 2 members: member2@acme.test, member3@acme.test" in applied.output
+    assert "Everyone has 260 members: " in applied.output and " and 250 more." in applied.output
+    assert emulator.api("GET", "/organizations/acme/teams/reviewers")["description"] == "Review preview branches"
+
+    emulator.clear_requests()
+    ansible.playbook(play, tmp_path).succeeded(changed=0)
+    assert emulator.writes() == []
+
+    gone = ansible.role_play(tmp_path, "team_access", dict(team_access_teams=[dict(name="reviewers", state="absent")]),
+                             name="absent.yml")
+    ansible.playbook(gone, tmp_path).succeeded(changed=1)
+    ansible.playbook(gone, tmp_path).succeeded(changed=0)
+
+
+@pytest.mark.parametrize("named", ["SSO Admins", "sso admins", "sso-admins"])
+def test_team_access_refuses_sso_managed_teams(ansible, emulator, tmp_path, named):
+    play = ansible.role_play(tmp_path, "team_access", dict(team_access_teams=[
+        dict(name="Engineering", description="Would change"), dict(name=named, description="Would fail")]))
+    ansible.playbook(play, tmp_path).failed(
+        'team_access_teams names teams that single sign-on manages: \\"SSO Admins\\". The API cannot change them',
+        "Nothing was changed.")
+    assert emulator.writes() == []
+
+
+OAUTH_CHECK = """
+- name: The facts hold the kept token
+  ansible.builtin.assert:
+    that:
+      - oauth_session_access_token == kept.access_token
+      - oauth_session_refresh_token == kept.refresh_token
+      - oauth_session_expires_at == kept.expires_at
+      - "'read_user' in oauth_session_scopes"
+    fail_msg: the token facts do not match the token file
+    quiet: true
+  vars:
+    kept: "{{ lookup('ansible.builtin.file', oauth_session_token_file) | from_json }}"
+
+- name: The access token works for the modules
+  planetscale.cloud.user_info:
+    access_token: "{{ oauth_session_access_token }}"
+  register: me
+
+- name: It acts for the user who authorized it
+  ansible.builtin.assert:
+    that: me.user.email == 'admin@acme.test'
+    quiet: true
+"""
+
+
+def token_posts(emulator):
+    return [r for r in emulator.requests() if r["method"] == "POST" and r["path"] == "/oauth/token"]
+
+
+def test_oauth_session(ansible, emulator, tmp_path):
+    token_file = tmp_path / "token.json"
+    app = emulator.world["oauth_application"]
+    role_vars = dict(oauth_session_code=emulator.code(), oauth_session_redirect_uri=app["redirect_uri"],
+                     oauth_session_token_file=str(token_file))
+    play = ansible.role_play(tmp_path, "oauth_session", role_vars, after=OAUTH_CHECK)
+
+    emulator.clear_requests()
+    ansible.playbook(ansible.role_play(tmp_path, "oauth_session", role_vars, name="check.yml"), tmp_path,
+                     check=True, oauth_only=True).succeeded(changed=1)
+    assert emulator.requests() == [] and not token_file.exists()
+
+    ansible.playbook(play, tmp_path, oauth_only=True).succeeded(changed=2)  # tokens issued, file written
+    assert mode(token_file) == "0o600"
+    first = json.loads(token_file.read_text())
+
+    emulator.clear_requests()
+    kept = ansible.playbook(play, tmp_path, oauth_only=True).succeeded(changed=0)  # the kept token comes before the code
+    assert "at least min_ttl 600: nothing was refreshed" in kept.output
+    assert token_posts(emulator) == []
+    assert json.loads(token_file.read_text()) == first
+
+    # the token lives 3600 s, less than a min_ttl of 4000; the ones issued from now on live 300 s
+    emulator.control("POST", "/settings", dict(token_ttl=300))
+    longer = ansible.role_play(tmp_path, "oauth_session", dict(
+        oauth_session_token_file=str(token_file), oauth_session_min_ttl=4000), name="longer.yml", after=OAUTH_CHECK)
+    emulator.clear_requests()
+    ansible.playbook(longer, tmp_path, oauth_only=True).succeeded(changed=2)
+    assert len(token_posts(emulator)) == 1
+    second = json.loads(token_file.read_text())
+    assert second["refresh_token"] != first["refresh_token"]
+
+    emulator.clear_requests()
+    predicted = ansible.playbook(play, tmp_path, check=True, oauth_only=True).succeeded(changed=1)
+    assert "less than min_ttl 600: the tokens would be refreshed" in predicted.output
+    assert emulator.writes() == [] and json.loads(token_file.read_text()) == second
+
+    ansible.assert_no_secret(first["access_token"], first["refresh_token"], second["access_token"], second["refresh_token"])
+
+
+def test_oauth_session_needs_a_token_or_a_code(ansible, emulator, tmp_path):
+    play = ansible.role_play(tmp_path, "oauth_session", dict(oauth_session_token_file=str(tmp_path / "none.json")))
+    ansible.playbook(play, tmp_path, oauth_only=True).failed(
+        "oauth_session needs a refresh token (oauth_session_token, or a token kept in oauth_session_token_file)")
+    assert emulator.requests() == []
+
+
+def test_oauth_session_says_when_the_kept_token_is_refused(ansible, tmp_path):
+    token_file = tmp_path / "token.json"
+    token_file.write_text(json.dumps(dict(access_token="revoked-access", refresh_token="revoked-refresh")))
+    play = ansible.role_play(tmp_path, "oauth_session", dict(oauth_session_token_file=str(token_file)))
+    ansible.playbook(play, tmp_path, oauth_only=True).failed(
+        "invalid_grant",
+        "The token kept in %s no longer works: delete the file and run again with a new oauth_session_code." % token_file)
+
+
+@pytest.mark.parametrize("role, role_vars, message", [
+    ("branch_environment", dict(branch_environment_name="pr-1"),
+     "missing required arguments: branch_environment_database"),
+    ("branch_environment", dict(branch_environment_database="app", branch_environment_name="pr-1",
+                                branch_environment_password_role="owner"),
+     "value of branch_environment_password_role must be one of: reader, writer, admin, readwriter, got: owner"),
+    ("branch_environment", dict(branch_environment_database="app", branch_environment_name="pr-1",
+                                branch_environment_wait_timeout="soon"),
+     "unable to convert to int"),
+    ("team_access", dict(team_access_teams=[dict(description="no name")]),
+     "missing required arguments: name found in team_access_teams"),
+    ("team_access", dict(team_access_teams=[dict(name="Engineering", state="gone")]),
+     "value of state must be one of: present, absent, got: gone found in team_access_teams"),
+    ("oauth_session", dict(oauth_session_min_ttl="a while"), "unable to convert to int"),
+    ("oauth_session", dict(oauth_session_token=dict(access_token="x")),
+     "missing required arguments: refresh_token found in oauth_session_token"),
+])
+def test_argument_specs_reject_bad_input(ansible, emulator, tmp_path, role, role_vars, message):
+    ansible.playbook(ansible.role_play(tmp_path, role, role_vars), tmp_path).failed(
+        "Validation of arguments failed", message)
+    assert emulator.requests() == []
+
+
+def readme_example(role):
+    with open(os.path.join(ROOT, "roles", role, "README.md"), encoding="utf-8") as handle:
+        return re.search(r"```yaml\n(.*?)```", handle.read(), re.S).group(1)
+
+
+@pytest.mark.parametrize("role", ["branch_environment", "team_access", "oauth_session"])
+def test_readme_examples_run(ansible, emulator, tmp_path, role):
+    play = tmp_path / "example.yml"
+    play.write_text(readme_example(role))
+    oauth = role == "oauth_session"
+    ansible.playbook(str(play), tmp_path, extra_vars=dict(code=emulator.code()) if oauth else None,
+                     oauth_only=oauth).succeeded()
+    ansible.playbook(str(play), tmp_path, oauth_only=oauth).succeeded(changed=0)

@@ -1,0 +1,320 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Bad input, generated (hypothesis) for every module: wrong types, empty and very long
+strings, unicode, path characters such as ../ and ?, bad CIDRs, negative and huge numbers,
+unknown choices, conflicting and unknown options, bad URLs and credentials.
+
+Input the modules can check is answered with a failure and a message, never a traceback, and
+no request at all (the emulator's request log stays empty). Input only the API can judge
+(unicode or very long names) fails with a message or succeeds, never with a traceback, and
+every request it causes goes to an endpoint of the collection, with the value in one path
+segment: a path character never reaches another endpoint.
+
+The cases are generated first, with a fixed seed, then run as one playbook each way (in
+process, all of them; through module processes, a sample), as a user's playbook would.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+from ansible.module_utils.common.validation import check_type_bool, check_type_int
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from harness import FQCN, MODULES, ORG_MODULES, module_defaults, play
+
+# Valid arguments of each module; a case changes one or two of them.
+VALID = {
+    "branch": dict(database="app", name="bad-input", parent_branch="main", wait=False),
+    "branch_info": dict(database="app"),
+    "password": dict(database="app", branch="main", name="bad-input"),
+    "password_info": dict(database="app", branch="main"),
+    "query_pattern_info": dict(database="app", branch="main"),
+    "region_info": dict(database="app"),
+    "team": dict(name="Bad Input"),
+    "team_info": dict(),
+    "team_member_info": dict(team="engineering"),
+    "user_info": dict(),
+    "token": dict(grant_type="refresh_token", refresh_token="not-a-refresh-token-the-emulator-issued"),
+    "token_info": dict(access_token="not-an-access-token-the-emulator-issued"),
+}
+INTS = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), **dict(
+    (name, ("limit",)) for name in ("branch_info", "password_info", "query_pattern_info", "region_info", "team_info",
+                                    "team_member_info")))
+BOOLS = dict(branch=("wait",), password=("replica", "replace", "renew"), team=("purge_members",),
+             branch_info=("production",), token_info=("fail_if_inactive",))
+CHOICES = dict(branch=("state", "seed_data"), password=("state", "role"), team=("state",), token=("grant_type",))
+PATHS = dict(branch=("database", "name", "parent_branch"), branch_info=("database", "name"),
+             password=("database", "branch", "id"), password_info=("database", "branch"),
+             query_pattern_info=("database", "branch"), region_info=("database",), team=("team",),
+             team_info=("team",), team_member_info=("team",), token=("application_id",))
+NAMES = dict(password=("name",), team=("name",), password_info=("name",))
+NEGATIVE = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), **dict(
+    (name, ("limit",)) for name in INTS if name not in ("branch", "password", "token")))
+NULL = "<null>"  # an option given as null (None drops it)
+CONFLICTS = {
+    "query_pattern_info": [dict(starting_after="a1", ending_before="b2")],
+    "branch": [dict(backup_id="k2l3m4")],
+    "token": [dict(code="one-time-code"), dict(min_ttl=60), dict(grant_type="authorization_code", code="c",
+                                                                    redirect_uri="https://app/cb", refresh_token="r")],
+    "team": [dict(name=None), dict(name=NULL), dict(name=NULL, team=NULL)],
+}
+MISSING = dict(branch=("database", "name"), password=("branch", "name"), password_info=("database",),
+               query_pattern_info=("branch",), region_info=("database",), team_member_info=("team",),
+               token=("grant_type", "refresh_token"), token_info=("access_token",))
+PATH_CHARACTERS = ("/", "../", "?", "#", "%2F", "\\", "\x00", "\n", "\t", "%")
+LOCAL_EXAMPLES = 30  # cases per module, each checkable without a request
+REMOTE_EXAMPLES = 6  # cases per module that only the API can judge
+MODULE_PATH_SAMPLE = 3  # cases per module that also run through a module process
+
+
+def _not(check):
+    def fails(value):
+        try:
+            check(value)
+        except (TypeError, ValueError, OverflowError):
+            return True
+        return False
+    return fails
+
+
+INF = float("inf")
+TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=40)
+NOT_INT = st.one_of(TEXT, st.floats().filter(lambda f: f != f or f in (INF, -INF) or not f.is_integer()),
+                    st.lists(st.integers(), max_size=2), st.dictionaries(TEXT, st.integers(), max_size=2)
+                    ).filter(_not(check_type_int))
+NOT_BOOL = st.one_of(TEXT, st.integers(), st.lists(st.booleans(), max_size=2),
+                     st.dictionaries(TEXT, st.booleans(), max_size=2)).filter(_not(check_type_bool))
+WITH_PATH_CHARACTER = st.builds(lambda a, c, b: a + c + b, TEXT, st.sampled_from(PATH_CHARACTERS), TEXT)
+NOT_A_NAME = st.one_of(WITH_PATH_CHARACTER, st.sampled_from(["", " ", ".", "..", "\u3000"]))
+NOT_A_CIDR = st.one_of(TEXT.filter(lambda s: not _is_network(s)),
+                       st.sampled_from(["10.0.0.0/33", "300.1.1.1", "::g", "10.0.0.0/8/8", "10.0.0.0/-1", ""]))
+BAD_URL = st.one_of(st.sampled_from(["", "api.planetscale.com/v1", "ftp://x/v1", "http://[::1", "http://h:99999/v1",
+                                     "http://h:0/v1", "https:///v1", "http://h/v1?x=1", "http://h/v1#f"]),
+                    TEXT.filter(lambda s: "://" not in s))
+BAD_HEADER = st.builds(lambda a, c, b: "x" + a + c + b, TEXT, st.sampled_from([" ", "\n", "\r", "\x7f", "é", "€"]), TEXT)
+
+
+def _is_network(text):
+    import ipaddress  # pylint: disable=import-outside-toplevel
+    try:
+        ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        return False
+    return True
+
+
+def _local_changes(module):
+    """Strategies of (label, changes) that make the module's valid arguments invalid in a way it can check."""
+    options = []
+    for name in INTS.get(module, ()) + ("api_timeout", "api_retries"):
+        options.append(st.tuples(st.just("%s, not an integer" % name), st.fixed_dictionaries({name: NOT_INT})))
+    for name in BOOLS.get(module, ()) + ("validate_certs",):
+        options.append(st.tuples(st.just("%s, not a boolean" % name), st.fixed_dictionaries({name: NOT_BOOL})))
+    for name in CHOICES.get(module, ()):
+        options.append(st.tuples(st.just("%s, an unknown choice" % name),
+                                 st.fixed_dictionaries({name: TEXT.filter(lambda s: s.strip() not in (
+                                     "present", "absent", "reader", "writer", "admin", "readwriter",
+                                     "last_successful_backup", "authorization_code", "refresh_token"))})))
+    for name in PATHS.get(module, ()) + (("organization",) if module in ORG_MODULES else ()):
+        options.append(st.tuples(st.just("%s, not a name" % name), st.fixed_dictionaries({name: NOT_A_NAME})))
+    for name in NAMES.get(module, ()):
+        options.append(st.tuples(st.just("%s, blank" % name),
+                                 st.fixed_dictionaries({name: st.sampled_from(["", " ", "\t"])})))
+    for name in NEGATIVE.get(module, ()):
+        low = 1 if name == "limit" else 0
+        options.append(st.tuples(st.just("%s, too small" % name),
+                                 st.fixed_dictionaries({name: st.integers(max_value=low - 1)})))
+    options.append(st.tuples(st.just("api_timeout, out of range"), st.fixed_dictionaries(
+        {"api_timeout": st.one_of(st.integers(max_value=0), st.integers(min_value=86401))})))
+    options.append(st.tuples(st.just("api_retries, negative"), st.fixed_dictionaries(
+        {"api_retries": st.integers(max_value=-1)})))
+    if module == "password":
+        options.append(st.tuples(st.just("ttl, huge"), st.fixed_dictionaries({"ttl": st.integers(min_value=2 ** 31)})))
+        options.append(st.tuples(st.just("cidrs, one not a CIDR"), st.fixed_dictionaries(
+            {"cidrs": st.lists(NOT_A_CIDR, min_size=1, max_size=3).map(lambda bad: ["10.0.0.0/8"] + bad)})))
+        options.append(st.tuples(st.just("cidrs, not a list"), st.fixed_dictionaries(
+            {"cidrs": st.dictionaries(TEXT, TEXT, min_size=1, max_size=2)})))
+    if module == "team":
+        options.append(st.tuples(st.just("members, an ID that is not a name"), st.fixed_dictionaries(
+            {"members": st.lists(WITH_PATH_CHARACTER.filter(lambda s: "@" not in s), min_size=1, max_size=2)})))
+        options.append(st.tuples(st.just("members, blank"), st.just({"members": [""]})))
+    if module == "token":
+        options.append(st.tuples(st.just("refresh_token, blank"),
+                                 st.fixed_dictionaries({"refresh_token": st.sampled_from(["", " "])})))
+    if module == "token_info":
+        options.append(st.tuples(st.just("access_token, blank"),
+                                 st.fixed_dictionaries({"access_token": st.sampled_from(["", " "])})))
+    for index, conflict in enumerate(CONFLICTS.get(module, ())):
+        options.append(st.just(("conflicting options %d" % index, conflict)))
+    for name in MISSING.get(module, ()):
+        options.append(st.just(("%s, missing" % name, {name: None})))
+    options.append(st.tuples(st.just("an unknown option"), st.builds(
+        lambda key, value: {key: value}, st.sampled_from(["nmae", "timeout", "validate_cert", "org"]), TEXT)))
+    url_option = "auth_url" if module in ("token", "token_info") else "api_url"
+    options.append(st.tuples(st.just("%s, not an API URL" % url_option), st.fixed_dictionaries({url_option: BAD_URL})))
+    if module not in ("token", "token_info"):
+        options.append(st.tuples(st.just("access_token with the service token"),
+                                 st.just({"access_token": "not-an-access-token-the-emulator-issued"})))
+        options.append(st.tuples(st.just("service_token, not a header value"),
+                                 st.fixed_dictionaries({"service_token": BAD_HEADER})))
+    else:
+        options.append(st.tuples(st.just("access_token, not a header value"),
+                                 st.fixed_dictionaries({"access_token": BAD_HEADER})))
+    return st.one_of(options)
+
+
+def _remote_changes(module):
+    """Values only the API can judge: unicode and very long names where the module puts a name in a path."""
+    names = PATHS.get(module, ()) + (("organization",) if module in ORG_MODULES else ())
+    if not names:
+        return None
+    unicode_name = st.text(st.characters(exclude_categories=("Cs", "Cc", "Zs", "Zl", "Zp"),
+                                         exclude_characters="/?#%\\"), min_size=1, max_size=20).filter(
+        lambda s: s.strip() not in ("", ".", "..") and not s.isascii())
+    long_name = st.integers(min_value=256, max_value=3000).map(lambda n: ("long-" * n)[:n])
+    return st.tuples(st.sampled_from(names), st.one_of(unicode_name, long_name)).map(
+        lambda pair: ("%s, unicode or long" % pair[0], {pair[0]: pair[1]}))
+
+
+def generate(strategy, count):
+    """count distinct examples of strategy, always the same ones (derandomized)."""
+    found, seen = [], set()
+
+    @settings(max_examples=count * 4, derandomize=True, database=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck), deadline=None)
+    @given(strategy)
+    def collect(example):
+        key = repr(example)
+        if key not in seen and len(found) < count:
+            seen.add(key)
+            found.append(example)
+
+    collect()  # pylint: disable=no-value-for-parameter
+    return found
+
+
+class Unsafe(str):
+    """A string Ansible must not template: written with the !unsafe tag, as a user passes odd input."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(Unsafe, lambda dumper, value: dumper.represent_scalar("!unsafe", str(value), style='"'))
+
+
+def _unsafe(value):
+    if isinstance(value, str) and "{" in value:  # only where Ansible would template it (an empty !unsafe is null)
+        return Unsafe(value)
+    if isinstance(value, list):
+        return [_unsafe(item) for item in value]
+    if isinstance(value, dict):
+        return dict((key, _unsafe(item)) for key, item in value.items())
+    return value
+
+
+def _cases(kind):
+    cases = []
+    for module in MODULES:
+        strategy = _local_changes(module) if kind == "local" else _remote_changes(module)
+        if strategy is None:
+            continue
+        for label, changes in generate(strategy, LOCAL_EXAMPLES if kind == "local" else REMOTE_EXAMPLES):
+            args = dict(VALID[module])
+            args.update(changes)
+            args = dict((key, None if value == NULL else value) for key, value in args.items() if value is not None)
+            cases.append((module, label, args))
+    return cases
+
+
+def _tasks(cases):
+    return [{"name": "case %d: %s, %s" % (index, module, label), FQCN + module: _unsafe(args), "ignore_errors": True}
+            for index, (module, label, args) in enumerate(cases)]
+
+
+def _run(ansible, emulator, label, cases, in_process, **connection):
+    defaults = module_defaults(**connection)
+    playbook = [play(_tasks(cases), defaults=defaults)]
+    # yaml.safe_dump cannot write !unsafe: the harness takes the text as it is.
+    return ansible.run(label, yaml.dump(playbook, Dumper=_Dumper, sort_keys=False, width=1000, allow_unicode=True),
+                       emulator=emulator, in_process=in_process, timeout=900)
+
+
+def _check_failures(run, cases, figures, must_fail):
+    """Every case failed (or, where only the API can judge, maybe not) with a message and no traceback."""
+    figures["bad_inputs"] += len(cases)
+    tracebacks = run.tracebacks() + re.findall(r"The full traceback is", run.output)
+    figures["tracebacks"] += len(tracebacks)
+    assert tracebacks == [], "tracebacks in %s" % run.log_path
+    results = [task for task in run.tasks if task.name.startswith("case ")]
+    assert len(results) == len(cases), run.log_path
+    problems = []
+    for task in results:
+        msg = task.result.get("msg")
+        if must_fail and not task.failed:
+            problems.append("%s: did not fail: %s" % (task.name, task.result))
+        elif task.failed and not (isinstance(msg, str) and len(msg) > 10):
+            problems.append("%s: no message: %s" % (task.name, task.result))
+        elif task.failed and ("Task failed: " in msg or "object at 0x" in msg or "exception" in task.result
+                              or "module_stderr" in task.result):
+            problems.append("%s: not a sentence of the module's: %s" % (task.name, msg))
+    assert problems == [], "\n".join(problems[:20])
+
+
+@pytest.fixture(scope="module")
+def local_cases():
+    return _cases("local")
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in_process", "module"])
+def test_input_the_modules_can_check_fails_with_a_message_and_sends_nothing(
+        emulator, ansible, figures, local_cases, in_process):
+    cases = local_cases if in_process else [
+        case for module in MODULES for case in [c for c in local_cases if c[0] == module][:MODULE_PATH_SAMPLE]]
+    emulator.clear_requests()
+    run = _run(ansible, emulator, "bad input checked locally, in_process=%s" % in_process, cases, in_process)
+    log = emulator.requests()
+    figures["requests_for_local_errors"] += len(log)
+    _check_failures(run, cases, figures, must_fail=True)
+    assert log == [], "requests were sent for input the modules could check: %s" % log[:5]
+
+
+# Every endpoint the collection may call; {} is one path segment.
+ENDPOINTS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]+") + "$") for template in (
+    "/v1/user", "/v1/organizations/{}/members", "/v1/organizations/{}/teams", "/v1/organizations/{}/teams/{}",
+    "/v1/organizations/{}/teams/{}/members", "/v1/organizations/{}/teams/{}/members/{}",
+    "/v1/organizations/{}/databases/{}", "/v1/organizations/{}/databases/{}/regions",
+    "/v1/organizations/{}/databases/{}/branches", "/v1/organizations/{}/databases/{}/branches/{}",
+    "/v1/organizations/{}/databases/{}/branches/{}/passwords",
+    "/v1/organizations/{}/databases/{}/branches/{}/passwords/{}",
+    "/v1/organizations/{}/databases/{}/branches/{}/query-patterns",
+    "/v1/organizations/{}/oauth-applications/{}/token", "/oauth/token", "/oauth/token/info")]
+
+
+def test_names_only_the_api_can_judge_fail_with_a_message_and_reach_only_their_endpoint(emulator, ansible, figures):
+    cases = _cases("remote")
+    emulator.clear_requests()
+    run = _run(ansible, emulator, "bad input judged by the API", cases, True, api_retries=1, api_timeout=10)
+    log = emulator.requests()
+    _check_failures(run, cases, figures, must_fail=False)
+    values = set(str(value) for _module, _label, args in cases for value in args.values())
+    known = set(["acme", "app", "main", "engineering"])
+    strays = []
+    for entry in log:
+        match = next((m for m in (endpoint.match(entry["path"]) for endpoint in ENDPOINTS) if m), None)
+        if match is None:
+            strays.append(entry["path"])
+            continue
+        segments = [segment for segment in entry["path"].split("/")
+                    if segment and segment not in ("v1", "organizations", "databases", "branches", "teams",
+                                                   "members", "passwords", "regions", "query-patterns", "user",
+                                                   "oauth", "token", "info", "oauth-applications")]
+        strays += [entry["path"] for segment in segments if segment not in values | known]
+    assert strays == [], "requests outside the collection's endpoints: %s" % strays[:5]
+    assert any(task.failed for task in run.tasks)
