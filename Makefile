@@ -1,6 +1,7 @@
 # planetscale.cloud: collection build and test harness.
 #
 #   make test         everything CI runs (a fresh clone needs nothing else)
+#   make demo         the collection's tour against a local emulator of the platform
 #   make help         list the targets
 #
 # Virtualenvs (created on demand, refreshed when their requirements change):
@@ -49,6 +50,9 @@ SANITY_ARGS ?=
 UNITS_ARGS ?=
 INTEGRATION_ARGS ?=
 UNITS_WORKERS ?= 2
+# `make content-tests CONTENT_ARGS="-k demo"`; each worker runs its own emulator
+CONTENT_ARGS ?=
+CONTENT_WORKERS ?= 2
 EMULATOR_ARGS ?=
 
 # `make emulator` (foreground)
@@ -58,7 +62,7 @@ TLS ?=
 TLS_DIR ?= build/emulator-tls
 
 TEST_STEPS := lint sanity-old sanity-new units-old units-new emulator-tests \
-	integration changelog-lint docs-lint build
+	integration content-tests changelog-lint docs-lint build ee
 
 # run a command with a venv's bin/ first on PATH (ansible-test looks up pythonX.Y there)
 with_old = PATH="$(ROOT)/$(VENV_OLD)/bin:$$PATH"
@@ -68,6 +72,7 @@ with_copy = ANSIBLE_COLLECTIONS_PATH="$(ROOT)/build"
 
 .PHONY: help test setup setup-old setup-new setup-emulator pip-bootstrap copy \
 	lint sanity sanity-old sanity-new units units-old units-new emulator-tests \
+	content-tests bench-smoke test-reliability demo ee bench \
 	integration integration-old integration-new changelog-lint docs-lint build \
 	emulator lock clean distclean
 
@@ -164,7 +169,28 @@ build: setup-new ## ansible-galaxy collection build into build/, then check the 
 	$(with_new) ansible-galaxy collection build --force --output-path build .
 	$(VENV_NEW)/bin/python hack/check-tarball.py build/planetscale-cloud-*.tar.gz
 
+# ---------------------------------------------------------------- suites beyond ansible-test
+
+content-tests: setup-new setup-emulator ## roles and playbooks against the emulator, and the demo from an installed tarball
+	$(VENV_NEW)/bin/python -m pytest tests/content -q -p no:cacheprovider -n $(CONTENT_WORKERS) $(CONTENT_ARGS)
+
+bench-smoke: setup-new setup-emulator ## the benchmark's scenarios once each at small sizes: request counts, no-log parity
+	$(VENV_NEW)/bin/python -m pytest tests/bench -q -p no:cacheprovider
+
+test-reliability: setup-new setup-emulator ## faults, unknown outcomes, concurrency, rate limit, bad input, secrets, TLS
+	$(VENV_NEW)/bin/python -m pytest tests/reliability -q -p no:cacheprovider
+
 # ---------------------------------------------------------------- tools
+
+demo: setup-new setup-emulator ## the tour: emulator, demo playbook twice (changed=0), a --check --diff change, the audit report
+	@hack/demo.sh
+
+ee: setup-new ## ansible-builder create: an execution environment's build context in build/ee
+	@hack/ee.sh
+
+bench: setup-new setup-emulator ## the benchmark against hand-written ansible.builtin.uri: docs/benchmarks.md and .png
+	$(VENV_NEW)/bin/pip install -q -r tests/bench/requirements.txt
+	$(VENV_NEW)/bin/python tests/bench/run.py
 
 emulator: setup-emulator ## run the emulator in the foreground (HOST=127.0.0.1 PORT=8787 TLS=1)
 	PYTHONPATH=tests exec $(VENV_EMULATOR)/bin/python -m emulator --host $(HOST) --port $(PORT) \

@@ -35,6 +35,8 @@ options:
 notes:
   - One kind of credential is needed, given as options, through C(module_defaults)
     with the action group C(group/planetscale.cloud.all), or through the environment variables.
+  - Set the environment variables where C(ansible-playbook) starts, not with the task keyword
+    C(environment), whose values Ansible shows at C(-vvv) for a module that runs as a process.
 """
 
     # Connection behaviour shared by every module.

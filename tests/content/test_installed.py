@@ -13,21 +13,23 @@ from conftest import BIN, ROOT
 from test_playbooks import demo_vars
 
 
-def galaxy(ansible, *args):
-    done = subprocess.run([os.path.join(BIN, "ansible-galaxy")] + list(args), env=ansible.env(), cwd=ansible.home,
+def galaxy(ansible, collections_path, *args):
+    """ansible-galaxy, with collections_path as the only configured collections path."""
+    done = subprocess.run([os.path.join(BIN, "ansible-galaxy")] + list(args), env=ansible.env(collections_path),
+                          cwd=ansible.home,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stdout
     return done.stdout
 
 
 def test_built_collection_installs_and_runs_the_demo(ansible, emulator, tmp_path):
-    galaxy(ansible, "collection", "build", "--output-path", str(tmp_path / "dist"), ROOT)
+    installed = tmp_path / "installed"
+    installed.mkdir()
+    galaxy(ansible, str(installed), "collection", "build", "--output-path", str(tmp_path / "dist"), ROOT)
     tarballs = glob.glob(str(tmp_path / "dist" / "planetscale-cloud-*.tar.gz"))
     assert len(tarballs) == 1
 
-    installed = tmp_path / "installed"
-    installed.mkdir()
-    galaxy(ansible, "collection", "install", "--collections-path", str(installed), tarballs[0])
+    galaxy(ansible, str(installed), "collection", "install", "--collections-path", str(installed), tarballs[0])
     collection = installed / "ansible_collections" / "planetscale" / "cloud"
     for shipped in ("playbooks/demo.yml", "playbooks/audit.yml", "playbooks/templates/audit_report.md.j2",
                     "roles/branch_environment/meta/argument_specs.yml", "roles/oauth_session/tasks/main.yml",

@@ -185,7 +185,7 @@ OAUTH_CHECK = """
     that:
       - oauth_session_access_token == kept.access_token
       - oauth_session_refresh_token == kept.refresh_token
-      - oauth_session_expires_at == kept.expires_at
+      - oauth_session_expires_at is match('[0-9]{4}-[0-9]{2}-[0-9]{2}T')
       - "'read_user' in oauth_session_scopes"
     fail_msg: the token facts do not match the token file
     quiet: true
