@@ -169,8 +169,10 @@ class Client:
         """Send one request (retried as the rules allow); return the decoded body or None."""
         url = self.base_url + url_path
         try:
+            # verify on each request: requests lets REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE override session.verify,
+            # which would ignore ca_path and validate_certs
             response = self.session.request(method, url, json=json, data=data, params=params,
-                                            timeout=self.timeout)
+                                            timeout=self.timeout, verify=self.session.verify)
         except requests.exceptions.SSLError as exc:
             raise ApiError(method, url_path, message=self._scrub(
                 "the TLS certificate of %s could not be verified (%s); set ca_path to the CA bundle "

@@ -135,8 +135,8 @@ def test_rotate_password_needs_exactly_one(ansible, emulator, tmp_path):
     rotate = dict(rotate_database="app", rotate_password_name="app")
     ansible.playbook("planetscale.cloud.rotate_password", tmp_path, extra_vars=rotate).failed(
         'No password is named \\"app\\" on branch main of database app; rotate_password rotates exactly one.')
-    for _ in range(2):
-        emulator.api("POST", MAIN + "/passwords", dict(name="app", role="reader"))
+    emulator.api("POST", MAIN + "/passwords", dict(name="app", role="reader"))
+    emulator.api("POST", MAIN + "/passwords", dict(name="app", role="writer"))
     ansible.playbook("planetscale.cloud.rotate_password", tmp_path, extra_vars=rotate).failed(
         '2 passwords are named \\"app\\"')
     assert [write.split()[0] for write in emulator.writes()] == ["POST", "POST"]  # the two made here

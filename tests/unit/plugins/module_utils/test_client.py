@@ -7,6 +7,7 @@ import socket
 import threading
 
 import pytest
+import requests
 
 from ansible_collections.planetscale.cloud.plugins.module_utils import client as client_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, Client, path
@@ -265,3 +266,16 @@ def test_a_dropped_connection_is_reported_in_a_sentence(server, sleeps):
         make_client(server, retries=0).get("/user")
     assert str(caught.value).startswith("GET /user failed: the connection to 127.0.0.1:")
     assert "broke after the request was sent (" in str(caught.value) and "Connection aborted" not in str(caught.value)
+
+
+@pytest.mark.parametrize("options, verify", [(dict(validate_certs=False), False), (dict(ca_path="/ca.pem"), "/ca.pem"),
+                                             (dict(), "/etc/ssl/the-environments.pem")])
+def test_ca_path_and_validate_certs_win_over_requests_ca_bundle(server, monkeypatch, options, verify):
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/etc/ssl/the-environments.pem")
+    seen = []
+    send = requests.adapters.HTTPAdapter.send
+    monkeypatch.setattr(requests.adapters.HTTPAdapter, "send",
+                        lambda adapter, request, **kwargs: seen.append(kwargs["verify"]) or send(adapter, request, **kwargs))
+    server.script = [(200, {})]
+    make_client(server, **options).get("/user")
+    assert seen == [verify]
