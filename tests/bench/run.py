@@ -748,7 +748,14 @@ cProfile in `ansible-playbook` and in every worker process) show, for ansible-co
   pays as well, in `exit_json`).
 - **Create** (scenario 3): the branches are created without waiting and then waited for, so
   their start-up overlaps (as in the uri playbook); the wait polls with growing intervals
-  from 1 s, and that first interval is most of the scenario's time above its tasks.
+  from 1 s, so a branch that is not ready at the first read costs that second (a 51st
+  request), and none is spent when, as under load, creating the others took longer.
+- **Module path** (`planetscale_in_process: false`): the module run that uri pays, plus
+  `requests`, which the module process imports (with urllib3, idna, charset_normalizer and
+  certifi) where uri imports Ansible's `module_utils.urls` instead; on this machine either
+  costs a few hundred ms per task. So a one-request task costs about the same through the
+  module path as through uri (scenario 5's ratio is about 1, within the spread of single runs
+  under load), and the module path is faster wherever it needs fewer tasks (scenarios 2 to 4).
 - **No-op and update** (scenarios 1 and 2): one GET per resource, one PATCH per changed
   team: the minimum. The uri playbooks make the same requests, but each costs a module run,
   and the update needs a second task per team (the read, then the write).

@@ -309,8 +309,8 @@ class Run:
 
     @property
     def recap(self):
-        return dict((m.group("host"), dict(zip(("ok", "changed", "unreachable", "failed", "skipped", "rescued",
-                                                 "ignored"), map(int, m.groups()[1:]))))
+        fields = ("ok", "changed", "unreachable", "failed", "skipped", "rescued", "ignored")
+        return dict((m.group("host"), dict(zip(fields, map(int, m.groups()[1:]))))
                     for m in RECAP.finditer(self.output))
 
     def tracebacks(self):
@@ -354,7 +354,8 @@ class Ansible:
 
     def env(self, extra=None):
         env = dict((k, v) for k, v in os.environ.items() if not k.startswith(("ANSIBLE_", "PLANETSCALE_")))
-        env.update(ANSIBLE_CONFIG=self.config, ANSIBLE_HOME=os.path.join(self.workdir, "home"), PYTHONHASHSEED="0")
+        env.update(ANSIBLE_CONFIG=self.config, ANSIBLE_HOME=os.path.join(self.workdir, "home"), PYTHONHASHSEED="0",
+                   PATH=os.pathsep.join((os.path.dirname(self.ansible_playbook), env.get("PATH", ""))))
         env.update(extra or {})
         return env
 
@@ -400,8 +401,8 @@ class Ansible:
         log_path = os.path.join(LOGS, "%s-%s.log" % (os.environ.get("PYTEST_XDIST_WORKER", "main"),
                                                      os.path.basename(base)))
         with open(log_path, "w", encoding="utf-8") as handle:
-            handle.write("$ %s\n\n%s\n# exit %s after %.1f seconds\n" % (" ".join(command), completed.stdout,
-                                                                       completed.returncode, elapsed))
+            handle.write("$ %s\n\n%s\n# exit %s after %.1f seconds\n"
+                         % (" ".join(command), completed.stdout, completed.returncode, elapsed))
         run = Run(label, command, completed.stdout, completed.returncode, elapsed, log_path)
         if os.path.exists(timings):
             with open(timings, encoding="utf-8") as handle:

@@ -17,6 +17,7 @@ process, all of them; through module processes, a sample), as a user's playbook 
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -59,8 +60,8 @@ NULL = "<null>"  # an option given as null (None drops it)
 CONFLICTS = {
     "query_pattern_info": [dict(starting_after="a1", ending_before="b2")],
     "branch": [dict(backup_id="k2l3m4")],
-    "token": [dict(code="one-time-code"), dict(min_ttl=60), dict(grant_type="authorization_code", code="c",
-                                                                    redirect_uri="https://app/cb", refresh_token="r")],
+    "token": [dict(code="one-time-code"), dict(min_ttl=60),
+              dict(grant_type="authorization_code", code="c", redirect_uri="https://app/cb", refresh_token="r")],
     "team": [dict(name=None), dict(name=NULL), dict(name=NULL, team=NULL)],
 }
 MISSING = dict(branch=("database", "name"), password=("branch", "name"), password_info=("database",),
@@ -84,7 +85,7 @@ def _not(check):
 
 INF = float("inf")
 TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=40)
-NOT_INT = st.one_of(TEXT, st.floats().filter(lambda f: f != f or f in (INF, -INF) or not f.is_integer()),
+NOT_INT = st.one_of(TEXT, st.floats().filter(lambda f: math.isnan(f) or math.isinf(f) or not f.is_integer()),
                     st.lists(st.integers(), max_size=2), st.dictionaries(TEXT, st.integers(), max_size=2)
                     ).filter(_not(check_type_int))
 NOT_BOOL = st.one_of(TEXT, st.integers(), st.lists(st.booleans(), max_size=2),

@@ -43,8 +43,8 @@ def fast_branches(emulator):
 def test_20_forks_each_ensure_their_own_branch_and_password(fast_branches, ansible, figures):
     emulator = fast_branches
     tasks = [
-        {"name": OWN_BRANCH, FQCN + "branch": dict(database="app", name="own-{{ inventory_hostname }}",
-                                                    parent_branch="main")},
+        {"name": OWN_BRANCH,
+         FQCN + "branch": dict(database="app", name="own-{{ inventory_hostname }}", parent_branch="main")},
         {"name": OWN_PASSWORD, "no_log": True,
          FQCN + "password": dict(database="app", branch="main", name="own-{{ inventory_hostname }}", role="reader")},
     ]
@@ -69,8 +69,9 @@ def test_20_forks_ensure_the_same_team_and_branch(fast_branches, ansible, figure
     emulator = fast_branches
     users = emulator.world["users"]
     tasks = [
-        {"name": SHARED_TEAM, FQCN + "team": dict(name="Shared", description="One team for all forks",
-                                                   members=[users[0]["id"], users[1]["email"]])},
+        {"name": SHARED_TEAM,
+         FQCN + "team": dict(name="Shared", description="One team for all forks",
+                             members=[users[0]["id"], users[1]["email"]])},
         {"name": SHARED_BRANCH, FQCN + "branch": dict(database="app", name="shared", parent_branch="main")},
     ]
     playbook = [play(tasks, hosts="all", defaults=module_defaults())]

@@ -22,6 +22,7 @@ FORKS = 20
 HOSTS = tuple("fork%02d" % n for n in range(1, FORKS + 1))
 FIRST, SECOND = 30, 5  # requests per fork: 20 x 30 = 600, then 20 x 5 = 100
 PAUSE_UNTIL = 57  # seconds after the first request
+ADVANCE_TEMPLATE = "{{ [0, %d - (now().timestamp() - hostvars.localhost.started | float)] | max | int }}"
 
 
 def _reads(title, count):
@@ -39,8 +40,7 @@ def test_700_requests_in_a_minute_against_600_a_minute_complete_slowed_not_faile
         play([{"name": "Move the emulator's clock to %d seconds after the first request" % PAUSE_UNTIL,
                "ansible.builtin.uri": {
                    "url": "{{ emulator_url }}/_emulator/clock", "method": "POST", "body_format": "json",
-                   "body": {"advance_seconds": "{{ [0, %d - (now().timestamp() - hostvars.localhost.started | float)]"
-                                                 " | max | int }}" % PAUSE_UNTIL}}}], name="pause"),
+                   "body": {"advance_seconds": ADVANCE_TEMPLATE % PAUSE_UNTIL}}}], name="pause"),
         play([_reads("Read the user 5 times more", SECOND),
               {"name": "Note when the second part ends", "ansible.builtin.set_fact": {"ended": "{{ now().timestamp() }}"},
                "run_once": True}], hosts="fork*", defaults=defaults, name="100 more"),
