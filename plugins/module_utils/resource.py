@@ -68,8 +68,8 @@ class Resource(Module):
     # Hooks ----------------------------------------------------------------------------------
 
     def read(self):
-        """The resource as the API has it, or None when it does not exist."""
-        raise NotImplementedError
+        """The resource as the API has it, or None when it does not exist. Every resource module defines it."""
+        raise TypeError("%s does not define read()" % type(self).__name__)
 
     def create(self, values):
         """Create the resource from values (managed fields) and the other options; return it."""
