@@ -53,6 +53,9 @@ UNITS_WORKERS ?= 2
 # `make content-tests CONTENT_ARGS="-k demo"`; each worker runs its own emulator
 CONTENT_ARGS ?=
 CONTENT_WORKERS ?= 2
+# `make test-reliability RELIABILITY_ARGS="-k tls"`; each worker runs its own emulators, a test file stays on one
+RELIABILITY_ARGS ?=
+RELIABILITY_WORKERS ?= 2
 EMULATOR_ARGS ?=
 
 # `make emulator` (foreground)
@@ -177,8 +180,9 @@ content-tests: setup-new setup-emulator ## roles and playbooks against the emula
 bench-smoke: setup-new setup-emulator ## the benchmark's scenarios once each at small sizes: request counts, no-log parity
 	$(VENV_NEW)/bin/python -m pytest tests/bench -q -p no:cacheprovider
 
-test-reliability: setup-new setup-emulator ## faults, unknown outcomes, concurrency, rate limit, bad input, secrets, TLS
-	$(VENV_NEW)/bin/python -m pytest tests/reliability -q -p no:cacheprovider
+test-reliability: setup-new setup-emulator ## faults, unknown outcomes, concurrency, rate limit, bad input, secrets, TLS (logs: build/reliability)
+	$(VENV_NEW)/bin/python -m pytest tests/reliability -q -p no:cacheprovider -n $(RELIABILITY_WORKERS) --dist loadfile \
+		$(RELIABILITY_ARGS)
 
 # ---------------------------------------------------------------- tools
 

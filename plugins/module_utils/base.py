@@ -68,6 +68,8 @@ MAX_TIMEOUT = 86400
 # group/planetscale.cloud.all can set them for every module of the collection.
 GROUP_OPTIONS = dict(CREDENTIAL_OPTIONS, **OAUTH_OPTIONS, **ORGANIZATION_OPTION)
 
+OUTCOME_UNKNOWN = ("The API may have applied the change before its answer was lost; running the task again reads "
+                   "what exists and continues from there.")
 HINTS = {
     401: "Check the credentials: service_token_id and service_token, or access_token "
          "(or their PLANETSCALE_* environment variables).",
@@ -203,6 +205,9 @@ class Module:
             value = self.params.get(name)
             if value is not None and not is_name(value):
                 raise ModuleFailure("%s must be a name, not %r." % (name, value))
+        for group in self.required_one_of:  # the argument spec lets an option given as null count
+            if all(self.params.get(name) is None for name in group):
+                raise ModuleFailure("one of the following is required: %s." % ", ".join(group))
         for name in HEADER_OPTIONS:
             value = self.params.get(name)
             if value and value.strip() and not HEADER_VALUE.fullmatch(value):  # a blank one is missing, below
@@ -241,6 +246,8 @@ class Module:
         hint = HINTS.get(error.status)
         if error.status == 404:
             hint = self.not_found_hint()
+        if error.outcome_unknown:
+            hint = OUTCOME_UNKNOWN
         return " ".join(part for part in (str(error), hint) if part)
 
     def not_found_hint(self):

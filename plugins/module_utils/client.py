@@ -8,12 +8,13 @@ from __future__ import annotations
 import random
 import time
 import traceback
+import warnings
 from urllib.parse import quote, urlsplit
 
 try:
     import requests
     from requests.adapters import HTTPAdapter
-    from urllib3.exceptions import MaxRetryError, ReadTimeoutError
+    from urllib3.exceptions import InsecureRequestWarning, MaxRetryError, ReadTimeoutError
     from urllib3.util.retry import Retry
 except ImportError:  # pragma: no cover - exercised through missing_required_lib
     HAS_REQUESTS = False
@@ -169,10 +170,13 @@ class Client:
         """Send one request (retried as the rules allow); return the decoded body or None."""
         url = self.base_url + url_path
         try:
-            # verify on each request: requests lets REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE override session.verify,
-            # which would ignore ca_path and validate_certs
-            response = self.session.request(method, url, json=json, data=data, params=params,
-                                            timeout=self.timeout, verify=self.session.verify)
+            with warnings.catch_warnings():
+                if self.session.verify is False:  # the module warns once, in Ansible's way; not urllib3 on stderr
+                    warnings.simplefilter("ignore", InsecureRequestWarning)
+                # verify on each request: requests lets REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE override session.verify,
+                # which would ignore ca_path and validate_certs
+                response = self.session.request(method, url, json=json, data=data, params=params,
+                                                timeout=self.timeout, verify=self.session.verify)
         except requests.exceptions.SSLError as exc:
             raise ApiError(method, url_path, message=self._scrub(
                 "the TLS certificate of %s could not be verified (%s); set ca_path to the CA bundle "

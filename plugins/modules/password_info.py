@@ -153,7 +153,7 @@ class PasswordInfo(InfoModule):
 
     def validate(self):
         super().validate()
-        if self.params["name"] == "":
+        if self.params["name"] is not None and not self.params["name"].strip():
             raise ModuleFailure("name must not be empty; leave it out to list every password.")
 
     def run(self):

@@ -159,8 +159,6 @@ class Team(Resource):
 
     def validate(self):
         super().validate()
-        if self.params["team"] is None and self.params["name"] is None:  # null passes required_one_of
-            raise ModuleFailure("one of team and name is required.")
         for entry in self.params["members"] or []:
             if "@" not in entry and not is_name(entry):  # a user ID is a path segment
                 raise ModuleFailure("members: %r is neither a user ID nor an e-mail address." % entry)

@@ -53,7 +53,7 @@ def test_branch_environment(ansible, emulator, tmp_path):
     assert emulator.writes() == []
     assert not connection_file.exists()
 
-    ansible.playbook(play, tmp_path).succeeded(changed=3)  # branch, password, file
+    ansible.playbook(play, tmp_path, args=["-vvv"]).succeeded(changed=3)  # branch, password, file; no secret even at -vvv
     assert mode(connection_file) == "0o600"
     connection = json.loads(connection_file.read_text())
     assert sorted(connection) == ["branch", "database", "host", "password", "username"]
@@ -62,7 +62,7 @@ def test_branch_environment(ansible, emulator, tmp_path):
     assert branch["ready"] is True and branch["parent_branch"] == "main"
 
     emulator.clear_requests()
-    ansible.playbook(play, tmp_path).succeeded(changed=0)  # and the fact has the secret, from the file
+    ansible.playbook(play, tmp_path, args=["-vvv"]).succeeded(changed=0)  # the fact has the secret, from the file
     assert emulator.writes() == []
 
     ansible.assert_no_secret(connection["password"])
@@ -220,7 +220,7 @@ def test_oauth_session(ansible, emulator, tmp_path):
                      check=True, oauth_only=True).succeeded(changed=1)
     assert emulator.requests() == [] and not token_file.exists()
 
-    ansible.playbook(play, tmp_path, oauth_only=True).succeeded(changed=2)  # tokens issued, file written
+    ansible.playbook(play, tmp_path, oauth_only=True, args=["-vvv"]).succeeded(changed=2)  # tokens issued, file written
     assert mode(token_file) == "0o600"
     first = json.loads(token_file.read_text())
 

@@ -53,7 +53,8 @@ RESULT_START = re.compile(
     r"(?: => \(item=(?P<item>.*?)\)| \(item=(?P<failed_item>.*?)\))?(?:: FAILED!)? => \{$", re.M)
 RECAP = re.compile(r"^(?P<host>\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)\s+"
                    r"skipped=(\d+)\s+rescued=(\d+)\s+ignored=(\d+)", re.M)
-TRACEBACK = re.compile(r"Traceback \(most recent call last\)|MODULE FAILURE|module_stderr|\"exception\":")
+TRACEBACK = re.compile(r"Traceback \(most recent call last\)|The full traceback is|MODULE FAILURE|module_stderr|"
+                       r"\"exception\":")
 
 
 class HarnessError(Exception):
@@ -234,6 +235,16 @@ def module_defaults(**connection):
     return defaults
 
 
+def task(title, module, /, register=None, no_log=False, **args):
+    """A task of a module of the collection."""
+    entry = {"name": title, FQCN + module: args}
+    if register:
+        entry["register"] = register
+    if no_log:
+        entry["no_log"] = True
+    return entry
+
+
 def play(tasks, hosts="localhost", defaults=None, **keywords):
     return dict(dict(name=keywords.pop("name", "reliability"), hosts=hosts, gather_facts=False,
                      module_defaults=defaults or {}, tasks=list(tasks)), **keywords)
@@ -294,6 +305,12 @@ class Run:
                                   start.group("item") or start.group("failed_item"))
                 self.tasks.append(task)
                 self.spans.append((brace, close + 2, task))
+
+    def block(self, name):
+        """The output of the task (or tasks) of that name: its header to the next task's."""
+        headers = list(TASK_HEADER.finditer(self.output))
+        return "".join(self.output[h.start():(headers[i + 1].start() if i + 1 < len(headers) else len(self.output))]
+                       for i, h in enumerate(headers) if h.group("name") == name)
 
     def results(self, name):
         return [task for task in self.tasks if task.name == name]
@@ -426,6 +443,7 @@ class SecretWatch:
         self.known = set()
         self.runs = []
         self.leaks = []
+        self.tracebacks = []  # (log, what) of every run that showed one: never expected, in any test
         self.shown_by_design = 0
         self._seen = set()  # (log, position) of every occurrence judged
 
@@ -455,6 +473,7 @@ class SecretWatch:
     def check(self, run):
         self.runs.append(run)
         self._search(run, None)
+        self.tracebacks += [(run.log_path, found) for found in run.tracebacks()]
 
     def _search(self, run, values):
         output = run.output

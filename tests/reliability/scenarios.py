@@ -1,18 +1,18 @@
 # -*- coding: utf-8 -*-
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The playbook that uses every module of the collection, shared by the fault and secret tests.
+"""The playbook that uses every module of the collection, for the transient-fault test.
 
 It walks each resource through create, update and delete, reads with every info module
 (several of them across pages), and obtains, checks, refreshes and keeps valid OAuth tokens
-through both token endpoints. The tasks that return a secret by design show it (no no_log,
-REVEALS in the name) so the secret scan sees a secret where it may be; one task of each kind
-has no_log.
+through both token endpoints. Some tasks that return a secret by design show it (no no_log,
+REVEALS in the name), so the secret scan of its -vvvv output meets secrets where they may be;
+the others have no_log.
 """
 
 from __future__ import annotations
 
-from harness import FQCN, REVEALS, module_defaults, play
+from harness import REVEALS, module_defaults, play, task
 
 BRANCH = "rel-a"
 TEAM = "Reliability"
@@ -21,21 +21,13 @@ REPORTS = 150  # query-pattern reports: two cursor pages
 BEARER = dict(service_token="{{ omit }}", service_token_id="{{ omit }}")
 
 
-def prepare(emulator):
-    """Fixtures the playbook reads, and its variables (two authorization codes)."""
+def prepare(emulator, watch):
+    """Fixtures the playbook reads, and its variables (two authorization codes, secrets to watch for)."""
     world = emulator.world
     emulator.control("POST", "/seed", dict(reports=dict(branch=world["branch"], count=REPORTS)))
-    return dict(code_1=emulator.code(), code_2=emulator.code())
-
-
-def task(title, module, /, register=None, no_log=False, **args):
-    entry = dict(name=title)
-    entry[FQCN + module] = args
-    if register:
-        entry["register"] = register
-    if no_log:
-        entry["no_log"] = True
-    return entry
+    codes = dict(code_1=emulator.code(), code_2=emulator.code())
+    watch.learn(*codes.values())
+    return codes
 
 
 def every_module(emulator, **connection):
@@ -91,5 +83,5 @@ def every_module(emulator, **connection):
         task("Check the application's access token", "token_info",
              access_token="{{ application.token.access_token }}"),
     ]
-    modules = sorted(set(key[len(FQCN):] for entry in tasks for key in entry if key.startswith(FQCN)))
+    modules = sorted(set(key.rsplit(".", 1)[1] for entry in tasks for key in entry if key.startswith("planetscale.")))
     return play(tasks, defaults=module_defaults(**connection)), modules

@@ -99,6 +99,8 @@ def test_20_forks_ensure_the_same_team_and_branch(fast_branches, ansible, figure
     assert [t.changed for t in run.results(SHARED_BRANCH)].count(True) == 1
     assert 1 <= [t.changed for t in run.results(SHARED_TEAM)].count(True) <= 3
 
+    if not in_process:
+        return  # the second round proves the modules' rules, the same on both paths
     emulator.clear_requests()
     again = ansible.run("20 forks, shared resources again, in_process=%s" % in_process, playbook, emulator=emulator,
                         hosts=HOSTS, forks=FORKS, in_process=in_process)

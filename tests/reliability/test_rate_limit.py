@@ -41,9 +41,7 @@ def test_700_requests_in_a_minute_against_600_a_minute_complete_slowed_not_faile
                "ansible.builtin.uri": {
                    "url": "{{ emulator_url }}/_emulator/clock", "method": "POST", "body_format": "json",
                    "body": {"advance_seconds": ADVANCE_TEMPLATE % PAUSE_UNTIL}}}], name="pause"),
-        play([_reads("Read the user 5 times more", SECOND),
-              {"name": "Note when the second part ends", "ansible.builtin.set_fact": {"ended": "{{ now().timestamp() }}"},
-               "run_once": True}], hosts="fork*", defaults=defaults, name="100 more"),
+        play([_reads("Read the user 5 times more", SECOND)], hosts="fork*", defaults=defaults, name="100 more"),
     ]
     run = ansible.run("700 requests against 600 a minute", plays, dict(emulator_url=emulator.url), emulator=emulator,
                       hosts=("localhost",) + HOSTS, forks=FORKS)
@@ -58,9 +56,9 @@ def test_700_requests_in_a_minute_against_600_a_minute_complete_slowed_not_faile
     limited = [entry for entry in log if entry["status"] == 429]
     assert len(served) == (FIRST + SECOND) * FORKS == 700
     assert all(entry["fault"] is None for entry in log)  # every 429 came from the rate limit
-    assert len(limited) >= SECOND * FORKS - 1 and log.index(limited[0]) >= LIMIT
-    figures["faults_injected"] += len(limited)
-    figures["faults_survived"] += len(limited)
+    # The first requests over the limit were told to wait; as the minute moved on, the window let the rest in.
+    assert limited and log.index(limited[0]) == LIMIT
+    figures["rate_limited_answers_survived"] += len(limited)
     items = [task for task in run.tasks if task.name.startswith("Read the user")]
     assert len(items) == 700 and not [task for task in items if task.failed]
     # Slowed by Retry-After: the 100 waited for the minute to move on, at least a second.

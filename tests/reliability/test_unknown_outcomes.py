@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness import FQCN, REVEALS, module_defaults, play
+from harness import REVEALS, module_defaults, play, task
 
 MODES = {
     "committed-500": dict(status=500, after_commit=True),
@@ -57,27 +57,23 @@ def _rules(mode, updated, gone, world):
     return [dict(fault, method=method, path=path, times=1) for method, path in targets]
 
 
-def _task(title, module, **args):
-    return {"name": title, FQCN + module: args}
-
-
 def _resource_play(emulator):
     users = emulator.world["users"]
     return play([
-        _task("Create branch uo-new", "branch", database="app", name="uo-new", parent_branch="main"),
-        _task("Delete branch uo-gone", "branch", database="app", name="uo-gone", state="absent"),
-        _task("Create password uo-new " + REVEALS, "password", database="app", branch="main", name="uo-new",
+        task("Create branch uo-new", "branch", database="app", name="uo-new", parent_branch="main"),
+        task("Delete branch uo-gone", "branch", database="app", name="uo-gone", state="absent"),
+        task("Create password uo-new " + REVEALS, "password", database="app", branch="main", name="uo-new",
               ttl=3600, role="reader"),
-        _task("Change the CIDRs of password uo-update", "password", database="app", branch="main",
+        task("Change the CIDRs of password uo-update", "password", database="app", branch="main",
               name="uo-update", cidrs=["10.1.0.0/16"]),
-        _task("Renew password uo-update " + REVEALS, "password", database="app", branch="main",
+        task("Renew password uo-update " + REVEALS, "password", database="app", branch="main",
               name="uo-update", renew=True),
-        _task("Delete password uo-gone", "password", database="app", branch="main", name="uo-gone",
+        task("Delete password uo-gone", "password", database="app", branch="main", name="uo-gone",
               state="absent"),
-        _task("Create team uo-new", "team", name="uo-new"),
-        _task("Change team uo-team", "team", team="uo-team", description="changed", members=[users[1]["id"]],
+        task("Create team uo-new", "team", name="uo-new"),
+        task("Change team uo-team", "team", team="uo-team", description="changed", members=[users[1]["id"]],
               purge_members=True),
-        _task("Delete team uo-gone", "team", team="uo-gone", state="absent"),
+        task("Delete team uo-gone", "team", team="uo-gone", state="absent"),
     ], defaults=module_defaults())
 
 
@@ -103,7 +99,7 @@ def test_each_write_with_an_unknown_outcome_leaves_one_resource_and_reports_the_
     run.assert_ok()
     figures["faults_survived"] += len([entry for entry in log if entry["fault"]])
     assert len(fired) == len(rules), "every write met its fault"
-    assert all(task.changed for task in run.tasks)
+    assert all(step.changed for step in run.tasks)
 
     # Branches: the new one once, ready; the deleted one gone.
     branches = [b["name"] for b in emulator.list("/organizations/acme/databases/app/branches")]
@@ -153,9 +149,9 @@ def test_a_grant_whose_answer_was_lost_is_retried_once_and_reports_the_truth(emu
     emulator.faults(dict(fault, method="POST", path="^/oauth/token$", times=1),
                     dict(fault, method="POST", path="/oauth-applications/%s/token$" % app["id"], times=1))
     tasks = [
-        dict(_task("Refresh at the token endpoint " + REVEALS, "token", grant_type="refresh_token",
+        dict(task("Refresh at the token endpoint " + REVEALS, "token", grant_type="refresh_token",
                    refresh_token="{{ refresh_token }}"), ignore_errors=True),
-        dict(_task("Exchange a code at the application endpoint " + REVEALS, "token", grant_type="authorization_code",
+        dict(task("Exchange a code at the application endpoint " + REVEALS, "token", grant_type="authorization_code",
                    code="{{ code }}", redirect_uri=app["redirect_uri"], application_id=app["id"], organization="acme",
                    service_token_id="{{ world.service_token.id }}", service_token="{{ world.service_token.token }}",
                    api_url="{{ api_url }}"), ignore_errors=True),
@@ -170,14 +166,15 @@ def test_a_grant_whose_answer_was_lost_is_retried_once_and_reports_the_truth(emu
     assert len(grants) == 4, "each grant is sent twice: once lost, once again"
 
     for name in ("Refresh at the token endpoint " + REVEALS, "Exchange a code at the application endpoint " + REVEALS):
-        task = run.result(name)
-        result = task.result
+        outcome = run.result(name)
+        result = outcome.result
         if mode == "dropped-before":  # nothing was applied: the retry is the grant
-            assert not task.failed and result["changed"]
+            assert not outcome.failed and result["changed"]
             watch.learn_from(result)
             figures["faults_survived"] += 1
-        else:  # applied, answer lost: the tokens exist but nobody has them; the retry is refused
-            assert task.failed and not result["changed"]
+        else:
+            figures["faults_reported"] += 1  # applied, answer lost: the tokens exist but nobody has them; the retry is refused
+            assert outcome.failed and not result["changed"]
             assert "answer" in result["msg"] and "lost" in result["msg"], result["msg"]
             assert "authoriz" in result["msg"], result["msg"]
             assert "Traceback" not in result["msg"]

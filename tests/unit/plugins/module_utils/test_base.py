@@ -94,6 +94,40 @@ def test_api_error_becomes_one_failure_shape_without_secrets(server):
     assert SECRET not in failure.msg and SECRET not in repr(failure.result)
 
 
+class Writer(Module):
+    """A module whose one write loses its answer: the API may have applied it."""
+    argument_spec = dict(database=dict(type="str"), name=dict(type="str"))
+    required_one_of = (("database", "name"),)
+
+    def run(self):
+        return dict(changed=True, branch=self.client.post(self.org_path("databases", "shop", "branches"), dict(name="x")))
+
+
+def test_a_write_of_unknown_outcome_says_that_running_again_continues(server):
+    server.default = (502, {"code": "bad_gateway", "message": "Bad Gateway"})
+    with pytest.raises(ModuleFailure) as caught:
+        Writer(params(server, name="x")).execute()
+    assert "HTTP 502" in caught.value.msg
+    assert caught.value.msg.endswith("running the task again reads what exists and continues from there.")
+
+
+def test_a_read_that_fails_does_not_claim_an_unknown_outcome(server):
+    server.default = (502, {"code": "bad_gateway", "message": "Bad Gateway"})
+    with pytest.raises(ModuleFailure) as caught:
+        Probe(params(server)).execute()
+    assert "may have applied" not in caught.value.msg
+
+
+def test_required_one_of_given_as_null_fails_before_any_request(server):
+    result = validated(Writer, dict(database=None, name=None, organization="acme", service_token_id="id1",
+                                   service_token=SECRET))
+    assert not result.error_messages  # Ansible's check counts a null as given
+    with pytest.raises(ModuleFailure) as caught:
+        Writer(params(server, database=None, name=None)).execute()
+    assert caught.value.msg == "one of the following is required: database, name."
+    assert server.requests == []
+
+
 def test_not_found_names_the_organization(server):
     server.default = (404, {"code": "not_found", "message": "Not Found"})
     with pytest.raises(ModuleFailure) as caught:

@@ -88,9 +88,10 @@ def test_check_mode_gives_the_same_result_and_never_changed(server):
     assert run(server)["changed"] is False
 
 
-def test_empty_name_fails_before_any_request(server):
+@pytest.mark.parametrize("name", ["", "  "])
+def test_empty_name_fails_before_any_request(server, name):
     with pytest.raises(ModuleFailure) as caught:
-        run(server, name="")
+        run(server, name=name)
     assert "name must not be empty" in caught.value.msg
     assert server.requests == []
 
