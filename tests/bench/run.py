@@ -717,8 +717,7 @@ emulator. A task run is a task or loop item that ran: skipped items do not count
 of `until` do.
 
 Machine: {cores} cores, {system}, Python {python}, ansible-core {ansible_core}. The run took
-{duration}. The 1-minute load average was {load}: other work shared the machine, so every
-variant ran slower than it would on an idle one; compare the ratios.
+{duration}. The 1-minute load average was {load}: {load_meaning}
 
 """
 
@@ -766,6 +765,16 @@ task per resource, which is how both sides are usually written.
 """
 
 
+def load_meaning(median, cores):
+    """What the load average says about the times: the benchmark alone keeps about one core busy."""
+    if median is None or not cores:
+        return "not measured."
+    if median <= cores:
+        return "the benchmark itself (ansible-playbook and the emulator); the machine was otherwise idle."
+    return ("other work shared the machine, so every variant ran slower than it would on an idle one; "
+            "compare the ratios.")
+
+
 def document(summary, path_md, path_png):
     load = summary["load"] or {}
     short = dict(in_process="in-process", module="module path", uri="uri")
@@ -776,6 +785,7 @@ def document(summary, path_md, path_png):
                             duration="%d min %02d s" % divmod(int(duration), 60) if duration else "–",
                             load="%s to %s, median %s" % (
                                 _s(load.get("min")), _s(load.get("max")), _s(load.get("median"))),
+                            load_meaning=load_meaning(load.get("median"), summary["machine"].get("cores")),
                             **summary["machine"])
     text += table(summary) + "\n\n![Wall time per scenario and per-task cost](%s)\n\n" % os.path.basename(path_png)
     text += "## Targets\n\n| target | measured | met |\n|---|---|---|\n"
