@@ -65,7 +65,7 @@ TLS ?=
 TLS_DIR ?= build/emulator-tls
 
 TEST_STEPS := lint sanity-old sanity-new units-old units-new emulator-tests \
-	integration content-tests changelog-lint docs-lint build ee
+	integration content-tests test-reliability bench-smoke changelog-lint docs-lint build ee
 
 # run a command with a venv's bin/ first on PATH (ansible-test looks up pythonX.Y there)
 with_old = PATH="$(ROOT)/$(VENV_OLD)/bin:$$PATH"

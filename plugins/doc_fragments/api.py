@@ -13,7 +13,8 @@ options:
     description:
       - "An OAuth access token, sent as C(Authorization: Bearer <token>)."
       - Obtain one with M(planetscale.cloud.token).
-      - Mutually exclusive with O(service_token_id) and O(service_token).
+      - Mutually exclusive with O(service_token_id) and O(service_token). A credential given in the task wins over
+        the other kind set in the environment.
       - If not set, the environment variable E(PLANETSCALE_ACCESS_TOKEN) is used.
     type: str
   service_token_id:

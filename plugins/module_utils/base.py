@@ -43,6 +43,8 @@ API_URL_OPTION = dict(
     api_url=dict(type="str", default=API_URL, fallback=(env_fallback, ["PLANETSCALE_API_URL"])),
 )
 CREDENTIAL_OPTIONS = dict(ACCESS_TOKEN_OPTION, **SERVICE_TOKEN_OPTIONS, **API_URL_OPTION)
+CREDENTIAL_VARIABLES = dict((name, option["fallback"][1][0])
+                            for name, option in dict(ACCESS_TOKEN_OPTION, **SERVICE_TOKEN_OPTIONS).items())
 ORGANIZATION_OPTION = dict(
     organization=dict(type="str", required=True, fallback=(env_fallback, ["PLANETSCALE_ORG"])),
 )
@@ -152,8 +154,7 @@ class Module:
             options.setdefault(name, dict(type=option["type"], no_log=bool(option.get("no_log"))))
         mutually_exclusive = list(cls.mutually_exclusive)
         required_together = list(cls.required_together)
-        if cls.uses_credentials:
-            mutually_exclusive += [["access_token", "service_token"], ["access_token", "service_token_id"]]
+        if cls.uses_credentials:  # the two kinds exclude each other in choose_credentials(), after the fallbacks
             required_together += [["service_token_id", "service_token"]]
         return dict(
             argument_spec=copy.deepcopy(options),
@@ -199,8 +200,36 @@ class Module:
 
     # Running ---------------------------------------------------------------------------------
 
+    def choose_credentials(self):
+        """Keep one kind of credential: the one the task gives wins over one from the environment.
+
+        The argument spec has filled unset options from the environment already, so an option
+        whose value is its variable's counts as coming from the environment. Both kinds given in
+        the task, or both only in the environment, are refused before any request.
+        """
+        kinds = dict(access_token=("access_token",), service_token=("service_token_id", "service_token"))
+        given = dict((kind, names) for kind, names in kinds.items()
+                     if any((self.params.get(name) or "").strip() for name in names))
+        if len(given) < 2:
+            return
+        from_env = [kind for kind, names in given.items()
+                    if all(self.params.get(name) == os.environ.get(CREDENTIAL_VARIABLES[name]) for name in names)]
+        if len(from_env) == 1:
+            for name in kinds[from_env[0]]:
+                self.params[name] = None
+            return
+        if from_env:
+            raise ModuleFailure(
+                "Both kinds of credential are set in the environment: PLANETSCALE_ACCESS_TOKEN, and "
+                "PLANETSCALE_SERVICE_TOKEN_ID with PLANETSCALE_SERVICE_TOKEN. Unset the kind you do not use, or give "
+                "the credential to use in the task (access_token, or service_token_id and service_token).")
+        raise ModuleFailure("parameters are mutually exclusive: access_token|service_token_id, service_token; "
+                            "give one kind of credential.")
+
     def validate(self):
         """Checks of the input that the argument spec cannot express. Raise ModuleFailure."""
+        if self.uses_credentials:
+            self.choose_credentials()
         for name in ("organization",) + tuple(self.path_options):
             value = self.params.get(name)
             if value is not None and not is_name(value):

@@ -757,7 +757,11 @@ cProfile in `ansible-playbook` and in every worker process) show, for ansible-co
   under load), and the module path is faster wherever it needs fewer tasks (scenarios 2 to 4).
 - **No-op and update** (scenarios 1 and 2): one GET per resource, one PATCH per changed
   team: the minimum. The uri playbooks make the same requests, but each costs a module run,
-  and the update needs a second task per team (the read, then the write).
+  and the update needs a second task per team (the read, then the write). In scenario 1,
+  where uri needs no more tasks than the collection, the module path and uri both cost one
+  module run per resource, so their ratio is 1 within the spread of single runs (each run's
+  time is in `build/bench/results.json`): a module run bounds both, and in-process is the
+  way below it.
 
 A uri playbook could list the teams in one request instead of reading each (fewer module
 runs than the collection's one task per team); the scenarios follow the issue's model of one

@@ -48,10 +48,43 @@ def test_spec_has_shared_options_with_env_fallbacks(monkeypatch):
     assert SECRET in result._no_log_values
 
 
-def test_credentials_are_mutually_exclusive(monkeypatch):
-    result = validated(Probe, {"database": "shop", "organization": "acme", "access_token": "a",
-                               "service_token_id": "i", "service_token": "t"}, monkeypatch=monkeypatch)
-    assert "mutually exclusive" in " ".join(result.error_messages)
+def test_credentials_given_in_the_task_are_mutually_exclusive(server):
+    with pytest.raises(ModuleFailure) as caught:
+        Probe(params(server, access_token="a")).execute()
+    assert caught.value.msg.startswith("parameters are mutually exclusive: access_token|service_token_id")
+    assert SECRET not in caught.value.msg
+    assert server.requests == []
+
+
+def test_both_kinds_only_in_the_environment_fail_naming_the_variables(server, monkeypatch):
+    monkeypatch.setenv("PLANETSCALE_ACCESS_TOKEN", "env-access")
+    monkeypatch.setenv("PLANETSCALE_SERVICE_TOKEN_ID", "env-id")
+    monkeypatch.setenv("PLANETSCALE_SERVICE_TOKEN", SECRET)
+    result = validated(Probe, {"database": "shop", "organization": "acme"})
+    assert result.error_messages == []
+    values = dict(result.validated_parameters, api_url=server.url + "/v1", api_retries=0)
+    with pytest.raises(ModuleFailure) as caught:
+        Probe(values).execute()
+    assert caught.value.msg.startswith("Both kinds of credential are set in the environment: PLANETSCALE_ACCESS_TOKEN")
+    assert SECRET not in caught.value.msg and "env-access" not in caught.value.msg
+    assert server.requests == []
+
+
+@pytest.mark.parametrize("kind", ["access_token", "service_token"])
+def test_a_credential_given_in_the_task_wins_over_the_other_kind_in_the_environment(server, monkeypatch, kind):
+    if kind == "access_token":
+        monkeypatch.setenv("PLANETSCALE_SERVICE_TOKEN_ID", "env-id")
+        monkeypatch.setenv("PLANETSCALE_SERVICE_TOKEN", "env-secret")
+        args, expected = dict(access_token="task-access"), "Bearer task-access"
+    else:
+        monkeypatch.setenv("PLANETSCALE_ACCESS_TOKEN", "env-access")
+        args, expected = dict(service_token_id="task-id", service_token=SECRET), "task-id:" + SECRET
+    result = validated(Probe, dict(database="shop", organization="acme", **args))
+    assert result.error_messages == []
+    values = dict(result.validated_parameters, api_url=server.url + "/v1", api_retries=0)
+    server.default = (200, dict(type="list", current_page=1, next_page=None, data=[]))
+    Probe(values).execute()
+    assert [r["headers"]["Authorization"] for r in server.requests] == [expected]
 
 
 def test_service_token_parts_are_required_together(monkeypatch):
