@@ -75,7 +75,7 @@ with_copy = ANSIBLE_COLLECTIONS_PATH="$(ROOT)/build"
 
 .PHONY: help test setup setup-old setup-new setup-emulator pip-bootstrap copy \
 	lint sanity sanity-old sanity-new units units-old units-new emulator-tests \
-	content-tests bench-smoke test-reliability demo ee bench \
+	content-tests bench-smoke test-reliability demo ee bench changelog \
 	integration integration-old integration-new changelog-lint docs-lint build \
 	emulator lock clean distclean
 
@@ -160,8 +160,16 @@ integration-new: setup-new setup-emulator
 	COLLECTION_DIR=$(ROOT)/build/integration/new/$(COLLECTION_PATH) EMULATOR_ARGS="$(EMULATOR_ARGS)" \
 		ANSIBLE_TEST_ARGS="$(INTEGRATION_ARGS)" hack/integration.sh $(VENV_NEW) $(NEW_PY) $(INTEGRATION_PASSES)
 
-changelog-lint: setup-new copy ## antsibull-changelog lint
-	cd $(COLLECTION) && $(with_new) antsibull-changelog lint
+changelog-lint: setup-new copy ## antsibull-changelog lint, and CHANGELOG.rst is what changelogs/changelog.yaml generates
+	cd $(COLLECTION) && $(with_new) antsibull-changelog lint && $(with_new) antsibull-changelog generate \
+		&& diff -u $(ROOT)/CHANGELOG.rst CHANGELOG.rst
+
+changelog: setup-new copy ## release the fragments as version VERSION (make changelog VERSION=0.2.0): changelog.yaml, CHANGELOG.rst
+	@test -n "$(VERSION)" || { echo "give the version: make changelog VERSION=x.y.z"; exit 2; }
+	cd $(COLLECTION) && $(with_new) antsibull-changelog release --version $(VERSION)
+	cp $(COLLECTION)/CHANGELOG.rst $(ROOT)/CHANGELOG.rst
+	cp $(COLLECTION)/changelogs/changelog.yaml $(ROOT)/changelogs/changelog.yaml
+	git rm -q --ignore-unmatch changelogs/fragments/*.yml changelogs/fragments/*.yaml
 
 docs-lint: setup-new copy ## antsibull-docs lint-collection-docs --plugin-docs
 	cd $(COLLECTION) && $(with_new) $(with_copy) antsibull-docs lint-collection-docs --plugin-docs .
