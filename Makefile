@@ -35,6 +35,7 @@ PYTHON_EMULATOR ?=
 VENV_OLD := .venv/old
 VENV_NEW := .venv/new
 VENV_EMULATOR := .venv/emulator
+VENV_BENCH := .venv/bench
 
 # Test requirements files that other parts of the tree may add; installed into
 # both ansible venvs when present.
@@ -73,7 +74,7 @@ with_new = PATH="$(ROOT)/$(VENV_NEW)/bin:$$PATH"
 # ...and with the build copy as the only installed collection
 with_copy = ANSIBLE_COLLECTIONS_PATH="$(ROOT)/build"
 
-.PHONY: help test setup setup-old setup-new setup-emulator pip-bootstrap copy \
+.PHONY: help test setup setup-old setup-new setup-emulator setup-bench pip-bootstrap copy \
 	lint sanity sanity-old sanity-new units units-old units-new emulator-tests \
 	content-tests bench-smoke test-reliability demo ee bench changelog \
 	integration integration-old integration-new changelog-lint docs-lint build \
@@ -200,9 +201,11 @@ demo: setup-new setup-emulator ## the tour: emulator, demo playbook twice (chang
 ee: setup-new ## ansible-builder create: an execution environment's build context in build/ee
 	@hack/ee.sh
 
-bench: setup-new setup-emulator ## the benchmark against hand-written ansible.builtin.uri: docs/benchmarks.md and .png
-	$(VENV_NEW)/bin/pip install -q -r tests/bench/requirements.txt
-	$(VENV_NEW)/bin/python tests/bench/run.py
+setup-bench: ## .venv/bench: ansible-core as .venv/new pins it, and matplotlib for the chart
+	@hack/venv.sh $(VENV_BENCH) "$(or $(PYTHON_NEW),$(NEW_PY))" tests/bench/requirements.txt
+
+bench: setup-bench setup-emulator ## the benchmark against hand-written ansible.builtin.uri: docs/benchmarks.md and .png
+	$(VENV_BENCH)/bin/python tests/bench/run.py
 
 emulator: setup-emulator ## run the emulator in the foreground (HOST=127.0.0.1 PORT=8787 TLS=1)
 	PYTHONPATH=tests exec $(VENV_EMULATOR)/bin/python -m emulator --host $(HOST) --port $(PORT) \

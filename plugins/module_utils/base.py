@@ -154,8 +154,6 @@ class Module:
             options.setdefault(name, dict(type=option["type"], no_log=bool(option.get("no_log"))))
         mutually_exclusive = list(cls.mutually_exclusive)
         required_together = list(cls.required_together)
-        if cls.uses_credentials:  # the two kinds exclude each other in choose_credentials(), after the fallbacks
-            required_together += [["service_token_id", "service_token"]]
         return dict(
             argument_spec=copy.deepcopy(options),
             mutually_exclusive=mutually_exclusive,
@@ -210,21 +208,23 @@ class Module:
         kinds = dict(access_token=("access_token",), service_token=("service_token_id", "service_token"))
         given = dict((kind, names) for kind, names in kinds.items()
                      if any((self.params.get(name) or "").strip() for name in names))
-        if len(given) < 2:
-            return
-        from_env = [kind for kind, names in given.items()
-                    if all(self.params.get(name) == os.environ.get(CREDENTIAL_VARIABLES[name]) for name in names)]
-        if len(from_env) == 1:
+        if len(given) == 2:
+            from_env = [kind for kind, names in given.items() if all(
+                self.params.get(name) == os.environ.get(CREDENTIAL_VARIABLES[name]) for name in names if
+                self.params.get(name))]
+            if len(from_env) == 2:
+                raise ModuleFailure(
+                    "Both kinds of credential come from the environment (PLANETSCALE_ACCESS_TOKEN, and "
+                    "PLANETSCALE_SERVICE_TOKEN_ID with PLANETSCALE_SERVICE_TOKEN), or the task passes their values. "
+                    "Unset the variables of the kind you do not use, or give the task a credential of its own.")
+            if not from_env:
+                raise ModuleFailure("parameters are mutually exclusive: access_token|service_token_id, service_token; "
+                                    "give one kind of credential.")
             for name in kinds[from_env[0]]:
                 self.params[name] = None
-            return
-        if from_env:
-            raise ModuleFailure(
-                "Both kinds of credential are set in the environment: PLANETSCALE_ACCESS_TOKEN, and "
-                "PLANETSCALE_SERVICE_TOKEN_ID with PLANETSCALE_SERVICE_TOKEN. Unset the kind you do not use, or give "
-                "the credential to use in the task (access_token, or service_token_id and service_token).")
-        raise ModuleFailure("parameters are mutually exclusive: access_token|service_token_id, service_token; "
-                            "give one kind of credential.")
+        parts = [bool((self.params.get(name) or "").strip()) for name in kinds["service_token"]]
+        if any(parts) and not all(parts):
+            raise ModuleFailure("parameters are required together: service_token_id, service_token.")
 
     def validate(self):
         """Checks of the input that the argument spec cannot express. Raise ModuleFailure."""
@@ -276,8 +276,12 @@ class Module:
         if error.status == 404:
             hint = self.not_found_hint()
         if error.outcome_unknown:
-            hint = OUTCOME_UNKNOWN
+            hint = self.outcome_unknown_hint(error)
         return " ".join(part for part in (str(error), hint) if part)
+
+    def outcome_unknown_hint(self, error):  # pylint: disable=unused-argument
+        """What to do after a write whose answer was lost and that reading back could not settle."""
+        return OUTCOME_UNKNOWN
 
     def not_found_hint(self):
         if self.uses_organization:

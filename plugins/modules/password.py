@@ -181,6 +181,7 @@ class Password(Resource):
     fields = ("name", "role", "replica", "ttl", "cidrs")
     create_only = ("role", "replica", "ttl")
     known = None  # IDs of the passwords with this name before anything was created
+    secret_lost = False  # a create or renewal lost its answer, and no later one has succeeded
 
     def validate(self):
         super().validate()
@@ -224,14 +225,24 @@ class Password(Resource):
     def create(self, values):
         if self.known is None:
             self.known = set(p["id"] for p in self.named())
-        return super().create(dict((name, value) for name, value in values.items() if value not in (None, [])))
+        created = super().create(dict((name, value) for name, value in values.items() if value not in (None, [])))
+        self.secret_lost = False  # the passwords whose secret was lost are deleted, and this one's is here
+        return created
 
     def recover(self, error):
         """A password whose creation lost its answer has a secret nobody knows: delete it, create anew."""
+        self.secret_lost = True  # until a create succeeds; a failure before then says what to do
         for password in self.named():
             if password["id"] not in self.known:
                 self.client.delete(self.url(password["id"]), missing_ok=True)
         return None
+
+    def explain(self, error):
+        if not self.secret_lost:
+            return super().explain(error)
+        return ("%s The API may have issued a secret whose answer was lost, and running the task again would find the "
+                "password without it: delete the password (state=absent) or renew it (renew=true) to get a secret you "
+                "hold." % error)
 
     def finish(self, resource, changed):
         if not self.params["renew"] or self.created:
@@ -245,7 +256,10 @@ class Password(Resource):
             return self.client.post(renew), True
         except ApiError as error:  # a lost answer held the only copy of the new secret: renew again
             if error.outcome_unknown:
-                return self.client.post(renew), True
+                self.secret_lost = True
+                renewed = self.client.post(renew)
+                self.secret_lost = False
+                return renewed, True
             raise
 
     def returned(self, resource):

@@ -65,7 +65,7 @@ def test_both_kinds_only_in_the_environment_fail_naming_the_variables(server, mo
     values = dict(result.validated_parameters, api_url=server.url + "/v1", api_retries=0)
     with pytest.raises(ModuleFailure) as caught:
         Probe(values).execute()
-    assert caught.value.msg.startswith("Both kinds of credential are set in the environment: PLANETSCALE_ACCESS_TOKEN")
+    assert caught.value.msg.startswith("Both kinds of credential come from the environment (PLANETSCALE_ACCESS_TOKEN")
     assert SECRET not in caught.value.msg and "env-access" not in caught.value.msg
     assert server.requests == []
 
@@ -87,10 +87,22 @@ def test_a_credential_given_in_the_task_wins_over_the_other_kind_in_the_environm
     assert [r["headers"]["Authorization"] for r in server.requests] == [expected]
 
 
-def test_service_token_parts_are_required_together(monkeypatch):
-    result = validated(Probe, {"database": "shop", "organization": "acme", "service_token_id": "i"},
-                       monkeypatch=monkeypatch)
-    assert "required together" in " ".join(result.error_messages)
+def test_service_token_parts_are_required_together(server):
+    with pytest.raises(ModuleFailure) as caught:
+        Probe(params(server, service_token=None)).execute()
+    assert caught.value.msg == "parameters are required together: service_token_id, service_token."
+    assert server.requests == []
+
+
+@pytest.mark.parametrize("variable", ["PLANETSCALE_SERVICE_TOKEN_ID", "PLANETSCALE_SERVICE_TOKEN"])
+def test_half_a_service_token_in_the_environment_does_not_stop_an_access_token(server, monkeypatch, variable):
+    monkeypatch.setenv(variable, "env-value")
+    result = validated(Probe, dict(database="shop", organization="acme", access_token="task-access"))
+    assert result.error_messages == []
+    values = dict(result.validated_parameters, api_url=server.url + "/v1", api_retries=0)
+    server.default = (200, dict(type="list", current_page=1, next_page=None, data=[]))
+    Probe(values).execute()
+    assert [r["headers"]["Authorization"] for r in server.requests] == ["Bearer task-access"]
 
 
 def test_missing_credentials_fail_before_any_request(server):

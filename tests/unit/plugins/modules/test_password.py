@@ -189,6 +189,31 @@ def test_a_create_whose_answer_was_lost_is_deleted_and_created_again(server):
                               ("POST", URL, dict(name="app", role="reader"))]
 
 
+def test_a_create_that_stays_unknown_says_how_to_get_a_secret_back(server):
+    """The lost create may have left a password whose secret nobody holds; a plain rerun would keep it."""
+    server.script = [page(), (502, {"code": "bad_gateway"}), page(password(7)), (502, {"code": "bad_gateway"})]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, role="reader")
+    assert "HTTP 502" in caught.value.msg
+    assert caught.value.msg.startswith("DELETE %s/pw7 failed with HTTP 502" % URL[3:])
+    assert caught.value.msg.endswith("delete the password (state=absent) or renew it (renew=true) to get a secret "
+                                     "you hold.")
+
+
+def test_a_renewal_lost_twice_says_how_to_get_a_secret_back(server):
+    server.script = [page(password(renewable=True)), (502, {}), (502, {})]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, renew=True)
+    assert caught.value.msg.endswith("renew it (renew=true) to get a secret you hold.")
+
+
+def test_an_update_that_stays_unknown_says_a_rerun_continues(server):
+    server.script = [page(password(1)), (502, {}), page(password(1)), (502, {}), page(password(1)), (502, {})]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, cidrs=["10.0.0.0/8"])
+    assert caught.value.msg.endswith("running the task again reads what exists and continues from there.")
+
+
 def test_a_replacement_whose_answer_was_lost_keeps_the_other_passwords(server):
     server.script = [(200, password(1, ttl_seconds=60)), (204, b""), page(password(2)), (502, {}),
                      page(password(2), password(3)), (204, b""), (201, issued(4))]
