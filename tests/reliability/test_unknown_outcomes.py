@@ -63,16 +63,16 @@ def _resource_play(emulator):
         task("Create branch uo-new", "branch", database="app", name="uo-new", parent_branch="main"),
         task("Delete branch uo-gone", "branch", database="app", name="uo-gone", state="absent"),
         task("Create password uo-new " + REVEALS, "password", database="app", branch="main", name="uo-new",
-              ttl=3600, role="reader"),
+             ttl=3600, role="reader"),
         task("Change the CIDRs of password uo-update", "password", database="app", branch="main",
-              name="uo-update", cidrs=["10.1.0.0/16"]),
+             name="uo-update", cidrs=["10.1.0.0/16"]),
         task("Renew password uo-update " + REVEALS, "password", database="app", branch="main",
-              name="uo-update", renew=True),
+             name="uo-update", renew=True),
         task("Delete password uo-gone", "password", database="app", branch="main", name="uo-gone",
-              state="absent"),
+             state="absent"),
         task("Create team uo-new", "team", name="uo-new"),
         task("Change team uo-team", "team", team="uo-team", description="changed", members=[users[1]["id"]],
-              purge_members=True),
+             purge_members=True),
         task("Delete team uo-gone", "team", team="uo-gone", state="absent"),
     ], defaults=module_defaults())
 
@@ -152,11 +152,11 @@ def test_a_grant_whose_answer_was_lost_is_retried_once_and_reports_the_truth(emu
                     dict(fault, method="POST", path="/oauth-applications/%s/token$" % app["id"], times=1))
     tasks = [
         dict(task("Refresh at the token endpoint " + REVEALS, "token", grant_type="refresh_token",
-                   refresh_token="{{ refresh_token }}"), ignore_errors=True),
+                  refresh_token="{{ refresh_token }}"), ignore_errors=True),
         dict(task("Exchange a code at the application endpoint " + REVEALS, "token", grant_type="authorization_code",
-                   code="{{ code }}", redirect_uri=app["redirect_uri"], application_id=app["id"], organization="acme",
-                   service_token_id="{{ world.service_token.id }}", service_token="{{ world.service_token.token }}",
-                   api_url="{{ api_url }}"), ignore_errors=True),
+                  code="{{ code }}", redirect_uri=app["redirect_uri"], application_id=app["id"], organization="acme",
+                  service_token_id="{{ world.service_token.id }}", service_token="{{ world.service_token.token }}",
+                  api_url="{{ api_url }}"), ignore_errors=True),
     ]
     run = ansible.run("lost grant %s" % mode, [play(tasks, defaults=module_defaults())],
                       dict(refresh_token=tokens["refresh_token"], code=code), emulator=emulator)

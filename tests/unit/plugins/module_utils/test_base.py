@@ -164,8 +164,8 @@ def test_a_read_that_fails_does_not_claim_an_unknown_outcome(server):
 
 
 def test_required_one_of_given_as_null_fails_before_any_request(server):
-    result = validated(Writer, dict(database=None, name=None, organization="acme", service_token_id="id1",
-                                   service_token=SECRET))
+    given = dict(database=None, name=None, organization="acme", service_token_id="id1", service_token=SECRET)
+    result = validated(Writer, given)
     assert not result.error_messages  # Ansible's check counts a null as given
     with pytest.raises(ModuleFailure) as caught:
         Writer(params(server, database=None, name=None)).execute()
