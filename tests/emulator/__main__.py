@@ -59,6 +59,7 @@ def main(argv: list[str] | None = None) -> None:
         port=args.port,
         log_level=args.log_level,
         lifespan="off",
+        date_header=False,  # the emulator's own, from its clock
         ssl_certfile=str(certificate) if certificate else None,
     )
     asyncio.run(serve(uvicorn.Server(config), "https" if certificate else "http"))

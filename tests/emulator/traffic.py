@@ -12,6 +12,7 @@ import random
 import re
 import threading
 from collections import deque
+from email.utils import formatdate
 from typing import Literal
 from urllib.parse import parse_qsl
 
@@ -208,6 +209,9 @@ class TrafficMiddleware:
         self.host = host  # the FastAPI app: its state holds the current world and traffic
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raw_send = send  # a dropped connection needs uvicorn's own
+        if scope["type"] == "http":
+            send = self._dated(send)
         path = scope.get("path", "")
         if scope["type"] != "http" or (path.startswith(CONTROL_PREFIX) and not path.startswith(SIGNED_PREFIX)):
             await self.app(scope, receive, send)
@@ -229,16 +233,26 @@ class TrafficMiddleware:
             if rule.delay:
                 await asyncio.sleep(rule.delay)
             if rule.fails and not rule.after_commit:
-                await self._fail(rule, scope, receive, send, send_recorded)
+                await self._fail(rule, scope, receive, raw_send, send_recorded)
                 return
         refused = refusal(path, header, principal, world, traffic)
         if refused is not None:
             await refused(scope, receive, send_recorded)
         elif rule is not None and rule.fails:  # after_commit: apply the request, then fail
             await self.app(scope, receive, discard)
-            await self._fail(rule, scope, receive, send, send_recorded)
+            await self._fail(rule, scope, receive, raw_send, send_recorded)
         else:
             await self.app(scope, receive, send_recorded)
+
+    def _dated(self, send: Send) -> Send:
+        """Every answer's Date header tells the emulator's clock (uvicorn's own is off), as the platform's tells its."""
+        async def send_dated(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                date = formatdate(self.host.state.world.now().timestamp(), usegmt=True).encode()
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"date"]
+                message = dict(message, headers=headers + [(b"date", date)])
+            await send(message)
+        return send_dated
 
     @staticmethod
     async def _fail(rule: FaultRule, scope: Scope, receive: Receive, send: Send, send_recorded: Send) -> None:

@@ -88,7 +88,8 @@ class Server:
     """The emulator on a real uvicorn server in a thread, on a free port."""
 
     def __init__(self, app):
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="off", log_level="error"))
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="off", log_level="error",
+                                                     date_header=False))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self):

@@ -5,6 +5,7 @@ import ssl
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from email.utils import parsedate_to_datetime
 from pathlib import Path
 
 import httpx2
@@ -22,6 +23,19 @@ def test_drop_closes_the_connection_without_an_answer(remote):
     assert remote.get("/v1/user").status_code == 200
     dropped = remote.control("GET", "/requests").json()[0]
     assert dropped["status"] is None and dropped["fault"] == {"drop": True}
+
+
+def test_the_date_header_follows_the_emulator_clock(remote):
+    """One Date header per answer, on the emulator's clock, as token lifetimes are measured on it."""
+    before = remote.get("/v1/user")
+    remote.control("POST", "/clock", json={"advance_seconds": 86400})
+    after = remote.get("/v1/user")
+    control = remote.control("GET", "/clock")
+    for response in (before, after, control):
+        assert len(response.headers.get_list("date")) == 1
+    moved = parsedate_to_datetime(after.headers["date"]) - parsedate_to_datetime(before.headers["date"])
+    assert 86400 <= moved.total_seconds() <= 86400 + 30
+    assert parsedate_to_datetime(control.headers["date"]) >= parsedate_to_datetime(after.headers["date"])
 
 
 def test_drop_after_commit_applies_the_request(remote):
