@@ -18,6 +18,7 @@ does the rest the same way for every module:
 
 from __future__ import annotations
 
+import abc
 import ipaddress
 import time
 
@@ -30,7 +31,7 @@ CREATE_ATTEMPTS = 3
 CONFLICT_STATUSES = frozenset((409, 422))
 
 
-class Resource(Module):
+class Resource(Module, metaclass=abc.ABCMeta):
     """A resource with state present or absent. Subclasses set the attributes and hooks below."""
 
     kind = None  # the result key and the word in messages, e.g. "branch"
@@ -67,9 +68,9 @@ class Resource(Module):
 
     # Hooks ----------------------------------------------------------------------------------
 
+    @abc.abstractmethod
     def read(self):
         """The resource as the API has it, or None when it does not exist. Every resource module defines it."""
-        raise TypeError("%s does not define read()" % type(self).__name__)
 
     def create(self, values):
         """Create the resource from values (managed fields) and the other options; return it."""

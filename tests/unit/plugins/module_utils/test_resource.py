@@ -76,6 +76,14 @@ def test_state_is_added_to_the_argument_spec():
     assert Widget.spec()["argument_spec"]["state"] == dict(type="str", choices=["present", "absent"], default="present")
 
 
+def test_a_resource_module_must_define_read():
+    class Nameless(Resource):
+        argument_spec = dict(name=dict(type="str"))
+
+    with pytest.raises(TypeError, match="abstract method.*read"):
+        Nameless(dict(name="x"))
+
+
 def test_a_missing_resource_is_created_with_the_supplied_fields(server):
     server.script = [NOT_FOUND, (201, widget(colour="blue", tags=None))]
     result = run(server, diff=True, name="w", colour="blue", size=1, flavour="mint")
