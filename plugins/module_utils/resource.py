@@ -41,6 +41,7 @@ class Resource(Module, metaclass=abc.ABCMeta):
     create_only = ()  # managed fields that only a new resource can take
     required_to_create = ()  # options needed only when the resource must be created
     names = ()  # options (strings or lists of strings) that must not be blank
+    parent = None  # the option naming the resource this one lives in, when an earlier task may create it
 
     def __init__(self, params, ctx=None):
         super().__init__(params, ctx)
@@ -128,10 +129,30 @@ class Resource(Module, metaclass=abc.ABCMeta):
     # The flow -------------------------------------------------------------------------------
 
     def run(self):
-        resource = self.read()
+        resource = self.read_in_parent()
         if self.params["state"] == "absent":
             return self.absent(resource)
         return self.present(resource)
+
+    def read_in_parent(self):
+        """read(), except that in check mode a missing parent predicts a create rather than failing.
+
+        A check run does not create the parent an earlier task of the play would create, so the
+        API answers 404 for it; the run would create this resource there. The warning says so,
+        because a misspelt parent name gives the same answer.
+        """
+        try:
+            return self.read()
+        except ApiError as error:
+            predicted = (self.ctx.check_mode and error.status == 404 and self.parent and not self.params.get("id")
+                         and self.params["state"] == "present")
+            if not predicted:
+                raise
+            self.ctx.warn("%s %r was not found (%s). Check mode predicts that %s would be created, as if an earlier "
+                          "task created the %s; if no task does, the run will fail." % (
+                              capital(self.parent), self.params[self.parent], error.message or error.code,
+                              self.label(), self.parent))
+            return None
 
     def present(self, resource):
         before = self.managed(resource) if resource is not None else {}

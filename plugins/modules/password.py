@@ -16,6 +16,8 @@ description:
   - O(role), O(replica) and O(ttl) can only be set when the password is created; a difference fails and names the
     field, unless O(replace=true).
   - Several passwords on a branch may share a name; then the module fails and names their IDs, and O(id) selects one.
+  - In check mode, a branch that does not exist yet (because the check run skipped the task that creates it) gives a
+    predicted create and a warning, rather than a failure.
 author:
   - planetscale.cloud contributors (@planetscale-ansible)
 options:
@@ -178,6 +180,7 @@ class Password(Resource):
     kind = "password"
     collection = ("databases", "{database}", "branches", "{branch}", "passwords")
     names = ("name",)
+    parent = "branch"
     fields = ("name", "role", "replica", "ttl", "cidrs")
     create_only = ("role", "replica", "ttl")
     known = None  # IDs of the passwords with this name before anything was created

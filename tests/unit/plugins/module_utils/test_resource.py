@@ -109,6 +109,52 @@ def test_check_mode_predicts_a_create_without_writing(server):
     assert writes(server) == []
 
 
+class Gadget(Resource):
+    """A resource inside a widget, which an earlier task of a play may create."""
+
+    argument_spec = dict(widget=dict(type="str", required=True), name=dict(type="str", required=True),
+                         id=dict(type="str"), colour=dict(type="str"))
+    kind = "gadget"
+    collection = ("widgets", "{widget}", "gadgets")
+    parent = "widget"
+    fields = ("name", "colour")
+
+    def read(self):  # the list answers 404 when the widget is missing
+        return next((g for g in self.client.get(self.url())["data"] if g["name"] == self.params["name"]), None)
+
+
+def run_gadget(server, check_mode, **args):
+    args = dict(dict(organization="acme", service_token_id="svc", service_token="s3cret",
+                     api_url=server.url + "/v1", api_retries=0, widget="w", name="g"), **args)
+    spec = Gadget.spec()
+    spec.pop("supports_check_mode")
+    ctx = TaskContext(check_mode=check_mode, diff=True)
+    return Gadget(ModuleArgumentSpecValidator(**spec).validate(args).validated_parameters, ctx).execute(), ctx
+
+
+def test_check_mode_predicts_a_create_inside_a_parent_an_earlier_task_would_create(server):
+    server.script = [(404, {"code": "not_found", "message": "Widget not found"})]
+    result, ctx = run_gadget(server, True, colour="blue")
+    assert result["changed"] is True
+    assert result["diff"] == dict(before={}, after=dict(name="g", colour="blue"))
+    assert ctx.warnings == ["Widget 'w' was not found (Widget not found). Check mode predicts that gadget 'g' would be "
+                            "created, as if an earlier task created the widget; if no task does, the run will fail."]
+    assert writes(server) == []
+
+
+@pytest.mark.parametrize("check_mode, args", [
+    (False, {}),  # a real run cannot create inside a missing parent
+    (True, dict(state="absent")),  # nothing would be deleted: the run will fail the same way
+    (True, dict(id="g1")),  # a selected resource cannot be predicted
+])
+def test_a_missing_parent_fails_otherwise(server, check_mode, args):
+    server.script = [(404, {"code": "not_found", "message": "Widget not found"})]
+    with pytest.raises(ModuleFailure) as caught:
+        run_gadget(server, check_mode, **args)
+    assert caught.value.msg.startswith("GET /organizations/acme/widgets/w/gadgets failed with HTTP 404")
+    assert writes(server) == []
+
+
 def test_an_option_needed_to_create_is_named_when_missing(server):
     server.script = [NOT_FOUND]
     with pytest.raises(ModuleFailure) as caught:
