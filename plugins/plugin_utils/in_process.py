@@ -37,14 +37,23 @@ class InProcessAction(ActionBase):
 
     module_class = None
     TRANSFERS_FILES = False
+    _supports_async = True  # served by the module path, as ansible.builtin.normal serves it
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         task_vars = task_vars or {}
         if not self._in_process(task_vars):
-            result.update(self._execute_module(task_vars=task_vars))
+            result.update(self._run_module(task_vars))
             return result
         result.update(self._run_in_process(task_vars))
+        return result
+
+    def _run_module(self, task_vars):
+        """The module the ordinary way, as ansible.builtin.normal runs it, async included."""
+        wrap_async = bool(self._task.async_val) and not getattr(self._connection, "has_native_async", False)
+        result = self._execute_module(task_vars=task_vars, wrap_async=wrap_async)
+        if not wrap_async:
+            self._remove_tmp_path(self._connection._shell.tmpdir)
         return result
 
     def _in_process(self, task_vars):
