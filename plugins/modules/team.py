@@ -198,7 +198,8 @@ class Team(Resource):
                 return user
         if self.org_users is None:
             members = self.client.paginate(self.org_path("members"))
-            self.org_users = dict((m["user"]["email"].lower(), m["user"]) for m in members if m.get("user"))
+            self.org_users = dict((m["user"]["email"].lower(), m["user"]) for m in members
+                                  if (m.get("user") or {}).get("email"))
         user = self.org_users.get(entry.lower())
         if user is None:
             raise ModuleFailure("No member of organization %r has the e-mail address %r; invite them first." % (
@@ -230,6 +231,7 @@ class Team(Resource):
         url = self.url(resource["slug"])
         body = dict((name, changes[name]) for name in ("name", "description") if name in changes)
         team = self.client.patch(url, json=body) if body else resource
+        url = self.url(team.get("slug") or resource["slug"])  # a rename may give the team a new slug
         added = removed = ()
         if "members" in changes:
             have, want = set(self.managed(resource)["members"]), set(changes["members"])

@@ -226,9 +226,10 @@ class Token(OAuthModule):
         if not params["client_id"] or not params["client_secret"]:
             raise ModuleFailure("client_id and client_secret of the OAuth application are required: set them, or "
                                 "PLANETSCALE_CLIENT_ID and PLANETSCALE_CLIENT_SECRET.")
-        blank = [name for name in GRANT_FIELDS[grant] if not params[name].strip()]
+        # required_if lets an option given as null through: a null counts as blank here
+        blank = [name for name in GRANT_FIELDS[grant] if not (params[name] or "").strip()]
         if blank:
-            raise ModuleFailure("%s must not be empty with grant_type %s." % (" and ".join(blank), grant))
+            raise ModuleFailure("%s must be set and not empty with grant_type %s." % (" and ".join(blank), grant))
         wrong = "refresh_token" if grant == "authorization_code" else "code"
         if params[wrong] is not None:
             raise ModuleFailure("%s cannot be used with grant_type %s." % (wrong, grant))

@@ -100,6 +100,22 @@ def test_one_patch_carries_only_what_differs(server):
     assert result["diff"]["before"]["name"] == "Backend" and result["diff"]["after"]["name"] == "Platform"
 
 
+def test_a_rename_that_gives_a_new_slug_adds_members_under_it(server):
+    server.script = [(200, team(1)), (200, team(1, name="Platform", slug="platform")), (200, dict(id="m2", user=user(2)))]
+    result = run(server, team="backend", name="Platform", members=["u2"])
+    assert result["changed"] is True
+    assert writes(server) == [("PATCH", URL + "/backend", dict(name="Platform")),
+                              ("POST", URL + "/platform/members", dict(user_id="u2"))]
+
+
+def test_organization_members_without_an_email_are_skipped(server):
+    server.script = [page(), page(dict(user=dict(id="u9", email=None)), dict(user=None), dict(user=user(2))),
+                     (200, team()), (200, dict(id="m2", user=user(2)))]
+    result = run(server, name="Backend", members=["user2@example.test"])
+    assert result["changed"] is True
+    assert writes(server)[-1] == ("POST", URL + "/backend/members", dict(user_id="u2"))
+
+
 def test_members_not_listed_stay_unless_purged(server):
     server.script = [(200, team(1, 2)), (200, dict(id="m3", user=user(3)))]
     result = run(server, team="backend", members=["u3"])

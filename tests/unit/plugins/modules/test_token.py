@@ -259,6 +259,10 @@ def test_deprecated_endpoint_invalid_grant_is_a_sentence(server):
 @pytest.mark.parametrize("args, phrase", [
     (refresh(client_secret=""), "client_id and client_secret of the OAuth application are required"),
     (refresh(client_id=None), "client_id and client_secret of the OAuth application are required"),
+    (refresh(refresh_token=None), "refresh_token must be set and not empty with grant_type refresh_token"),
+    (refresh(refresh_token=" "), "refresh_token must be set and not empty with grant_type refresh_token"),
+    (exchange(code=None, redirect_uri=None),
+     "code and redirect_uri must be set and not empty with grant_type authorization_code"),
     (refresh(code=CODE), "code cannot be used with grant_type refresh_token"),
     (exchange(refresh_token=REFRESH), "refresh_token cannot be used with grant_type authorization_code"),
     (exchange(access_token=ACCESS, min_ttl=60), "needs grant_type refresh_token"),
