@@ -16,6 +16,7 @@ description:
   - O(role), O(replica) and O(ttl) can only be set when the password is created; a difference fails and names the
     field, unless O(replace=true).
   - Several passwords on a branch may share a name; then the module fails and names their IDs, and O(id) selects one.
+  - An existing password that has expired is left as it is, with a warning that suggests O(renew=true).
   - In check mode, a branch that does not exist yet (because the check run skipped the task that creates it) gives a
     predicted create and a warning, rather than a failure.
 author:
@@ -247,7 +248,13 @@ class Password(Resource):
                 "password without it: delete the password (state=absent) or renew it (renew=true) to get a secret you "
                 "hold." % error)
 
+    def update(self, resource, changes):
+        return _unseen(super().update(resource, changes))  # a rename or a new cidrs list issues no secret
+
     def finish(self, resource, changed):
+        if resource.get("expired") and not self.params["renew"] and not self.created:
+            self.ctx.warn("%s expired at %s: its secret no longer connects. Set renew: true to give it a new secret "
+                          "and expiry." % (capital(self.label()), resource.get("expires_at") or "an unknown time"))
         if not self.params["renew"] or self.created:
             return resource, changed
         if not resource.get("renewable"):

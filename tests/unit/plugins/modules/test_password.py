@@ -16,14 +16,15 @@ PLAIN_TEXT = "pscale_pw_the_secret_itself"
 NOT_FOUND = (404, {"code": "not_found", "message": "Not Found"})
 
 
-def run(server, check_mode=False, diff=False, **args):
+def run(server, check_mode=False, diff=False, ctx=None, **args):
     args = dict(dict(organization="acme", database="shop", branch="main", name="app", service_token_id="svc",
                      service_token="s3cret", api_url=server.url + "/v1", api_retries=0), **args)
     spec = Password.spec()
     spec.pop("supports_check_mode")
     validation = ModuleArgumentSpecValidator(**spec).validate(args)
     assert not validation.error_messages
-    return Password(validation.validated_parameters, TaskContext(check_mode=check_mode, diff=diff)).execute()
+    ctx = ctx or TaskContext(check_mode=check_mode, diff=diff)
+    return Password(validation.validated_parameters, ctx).execute()
 
 
 def password(number=1, **fields):
@@ -79,6 +80,34 @@ def test_cidrs_and_name_change_in_one_patch(server):
     assert writes(server) == [("PATCH", URL + "/pw1", dict(name="api", cidrs=["10.1.0.0/16"]))]
     assert result["diff"]["before"]["cidrs"] == ["10.0.0.0/8"]
     assert result["diff"]["after"]["cidrs"] == ["10.1.0.0/16"]
+
+
+def test_an_update_never_returns_a_secret_the_api_echoes(server):
+    server.script = [(200, password()), (200, issued(cidrs=["10.1.0.0/16"]))]
+    result = run(server, id="pw1", cidrs=["10.1.0.0/16"])
+    assert result["changed"] is True
+    assert "plain_text" not in result["password"] and "connection" not in result
+    assert PLAIN_TEXT not in json.dumps(result)
+
+
+EXPIRED = dict(ttl_seconds=3600, renewable=True, expired=True, expires_at="2026-01-01T00:00:00Z")
+
+
+def test_an_expired_password_is_left_as_it_is_with_a_warning(server):
+    server.script = [page(password(**EXPIRED))]
+    ctx = TaskContext()
+    result = run(server, ctx=ctx, ttl=3600)
+    assert result["changed"] is False and writes(server) == []
+    assert ctx.warnings == ["Password 'app' on branch 'main' of database 'shop' expired at 2026-01-01T00:00:00Z: its "
+                            "secret no longer connects. Set renew: true to give it a new secret and expiry."]
+
+
+def test_renewing_an_expired_password_gives_no_warning(server):
+    server.script = [page(password(**EXPIRED)), (200, issued(**dict(EXPIRED, expired=False)))]
+    ctx = TaskContext()
+    result = run(server, ctx=ctx, renew=True)
+    assert result["changed"] is True and result["password"]["plain_text"] == PLAIN_TEXT
+    assert ctx.warnings == []
 
 
 def test_check_mode_update_writes_nothing(server):
