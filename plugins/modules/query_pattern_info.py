@@ -56,6 +56,13 @@ EXAMPLES = r"""
     organization: acme
     database: shop
     branch: main
+
+- name: Read the first ten reports
+  planetscale.cloud.query_pattern_info:
+    organization: acme
+    database: shop
+    branch: main
+    limit: 10
   register: result
 
 - name: Read the next ten reports after the last one seen

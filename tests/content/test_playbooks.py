@@ -122,6 +122,10 @@ def test_rotate_password_replaces_one_without_ttl(ansible, emulator, tmp_path):
     rotate = dict(rotate_database="app", rotate_password_name="app", rotate_max_age=0)
 
     emulator.clear_requests()
+    check = ansible.playbook("planetscale.cloud.rotate_password", tmp_path, extra_vars=rotate, check=True).succeeded(
+        changed=1)
+    assert 'The password \\"app\\" would be replaced.' in check.output
+    assert emulator.writes() == []
     replaced = ansible.playbook("planetscale.cloud.rotate_password", tmp_path, extra_vars=rotate).succeeded(changed=2)
     assert 'The password \\"app\\" was replaced; the new secret is in the fact rotate_connection.' in replaced.output
     assert [write.split()[0] for write in emulator.writes()] == ["DELETE", "POST"]

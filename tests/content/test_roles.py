@@ -104,6 +104,9 @@ def test_branch_environment_env_file_and_a_lost_secret(ansible, emulator, tmp_pa
 
     replacing = ansible.role_play(tmp_path, "branch_environment", dict(
         role_vars, branch_environment_replace_lost_password=True), name="replace.yml")
+    checked = ansible.playbook(replacing, tmp_path, check=True).succeeded(changed=2)  # delete, create with its file
+    assert "would be created again with a new secret and written to %s" % env_file in checked.output
+    assert emulator.writes() == [] and not env_file.exists()
     ansible.playbook(replacing, tmp_path).succeeded(changed=3)  # delete, create, file
     new = env_lines(env_file)
     assert new["DATABASE_USERNAME"] != lines["DATABASE_USERNAME"]
