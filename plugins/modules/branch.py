@@ -14,8 +14,9 @@ description:
   - Ensures that a branch does not exist.
   - O(parent_branch) and O(region) can only be chosen when the branch is created; a difference on an existing
     branch fails and names the field.
-  - O(backup_id), O(restore_point), O(seed_data) and O(cluster_size) only shape a new branch; the API does not
-    return them, so they are never compared with an existing branch.
+  - O(backup_id), O(restore_point), O(seed_data) and O(cluster_size) only shape a new branch. The API does not
+    return the first three, so they are never compared with an existing branch; an existing branch of another
+    cluster size is left as it is, with a warning.
 author:
   - planetscale.cloud contributors (@planetscale-ansible)
 options:
@@ -224,6 +225,10 @@ class Branch(Resource):
         return super().create(body)
 
     def finish(self, resource, changed):
+        size, have = self.params["cluster_size"], resource.get("cluster_name")
+        if size and have and not self.created and _size(size) != _size(have):
+            self.ctx.warn("%s has cluster size %s, not %s: cluster_size only shapes a new branch, so it is left as it "
+                          "is." % (capital(self.label()), have, size))
         if not self.params["wait"] or resource.get("ready") or self.ctx.check_mode:
             return resource, changed
         branch, settled = poll(self.read, lambda b: b is None or b.get("ready") or b.get("state") in ASLEEP,
@@ -237,6 +242,11 @@ class Branch(Resource):
         if not branch.get("ready"):
             self.ctx.warn("%s is %s, so it is not ready to serve queries." % (what, branch["state"]))
         return branch, changed
+
+
+def _size(name):
+    """A cluster size as a number: the API's PS_10 and the documented SIZE_10 are one size."""
+    return name.rpartition("_")[2]
 
 
 def main():

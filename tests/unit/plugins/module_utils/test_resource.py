@@ -81,7 +81,7 @@ def test_a_resource_module_must_define_read():
         argument_spec = dict(name=dict(type="str"))
 
     with pytest.raises(TypeError, match="abstract method.*read"):
-        Nameless(dict(name="x"))
+        Nameless(dict(name="x"))  # pylint: disable=abstract-class-instantiated
 
 
 def test_a_missing_resource_is_created_with_the_supplied_fields(server):

@@ -23,10 +23,11 @@ def validate(**args):
     return ModuleArgumentSpecValidator(**spec).validate(args)
 
 
-def run(server, check_mode=False, diff=False, **args):
+def run(server, check_mode=False, diff=False, ctx=None, **args):
     validation = validate(api_url=server.url + "/v1", **args)
     assert not validation.error_messages
-    return Branch(validation.validated_parameters, TaskContext(check_mode=check_mode, diff=diff)).execute()
+    ctx = ctx or TaskContext(check_mode=check_mode, diff=diff)
+    return Branch(validation.validated_parameters, ctx).execute()
 
 
 def branch(state="ready", **fields):
@@ -115,6 +116,24 @@ def test_inputs_the_api_never_returns_are_not_compared(server):
                  restore_point="2026-01-31T12:00:00Z")
     assert result["changed"] is False
     assert methods(server) == ["GET"]
+
+
+@pytest.mark.parametrize("have, warned", [("PS_10", False), ("PS_20", True), (None, False)])
+def test_an_existing_branch_of_another_cluster_size_is_left_with_a_warning(server, have, warned):
+    server.script = [(200, branch(cluster_name=have))]
+    ctx = TaskContext()
+    result = run(server, ctx=ctx, parent_branch="main", cluster_size="SIZE_10")
+    assert result["changed"] is False and methods(server) == ["GET"]
+    expected = ["Branch 'dev' of database 'shop' has cluster size PS_20, not SIZE_10: cluster_size only shapes a new "
+                "branch, so it is left as it is."]
+    assert ctx.warnings == (expected if warned else [])
+
+
+def test_a_new_branch_is_not_warned_about_its_cluster_size(server):
+    server.script = [NOT_FOUND, (201, branch(cluster_name="PS_20"))]
+    ctx = TaskContext()
+    assert run(server, ctx=ctx, parent_branch="main", cluster_size="SIZE_10")["changed"] is True
+    assert ctx.warnings == []
 
 
 def test_parent_branch_is_required_to_create(server):

@@ -103,7 +103,7 @@ def test_an_expired_password_is_left_as_it_is_with_a_warning(server):
 
 
 def test_renewing_an_expired_password_gives_no_warning(server):
-    server.script = [page(password(**EXPIRED)), (200, issued(**dict(EXPIRED, expired=False)))]
+    server.script = [page(password(**EXPIRED)), (200, issued(ttl_seconds=3600, renewable=True, expired=False))]
     ctx = TaskContext()
     result = run(server, ctx=ctx, renew=True)
     assert result["changed"] is True and result["password"]["plain_text"] == PLAIN_TEXT
