@@ -58,7 +58,9 @@ options:
       - So a request to an API that keeps failing, or does not answer, fails after at most
         O(api_retries) + 1 attempts of O(api_timeout) seconds each, plus those waits.
       - A request that creates something is retried only where the API cannot have applied it
-        (HTTP 429, 503, or no connection); otherwise the module reads what exists and continues.
+        (HTTP 429, or no connection). After any other failure, a 503 included, the module reads what
+        exists and continues from there; only a create that reading shows was not applied is sent
+        again, after the same backoff, three times in all.
       - If not set, the environment variable E(PLANETSCALE_API_RETRIES) is used.
     type: int
     default: 5

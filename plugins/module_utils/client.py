@@ -29,8 +29,10 @@ USER_AGENT = "planetscale.cloud/%s (Ansible collection)" % COLLECTION_VERSION
 
 PAGE_SIZE = 100
 TRANSIENT_STATUSES = frozenset((429, 502, 503, 504))
-# A POST is retried only where the platform cannot have applied it.
-NOT_APPLIED_STATUSES = frozenset((429, 503))
+# A POST is retried only where the platform cannot have applied it: a rate-limit refusal. A 503 may
+# come from a server that committed the write first, and password names are not unique, so a 503
+# after a POST is an unknown outcome that the module resolves by reading.
+NOT_APPLIED_STATUSES = frozenset((429,))
 IDEMPOTENT_METHODS = frozenset(("GET", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE"))
 BACKOFF_FACTOR = 0.5
 BACKOFF_MAX = 30.0
@@ -41,13 +43,15 @@ RETRY_TIME_MAX = 120.0
 class ApiError(Exception):
     """A request that did not succeed. Carries no header, token or secret."""
 
-    def __init__(self, method, path, status=None, code=None, message=None, outcome_unknown=False):
+    def __init__(self, method, path, status=None, code=None, message=None, outcome_unknown=False,
+                 retry_after=None):
         self.method = method
         self.path = path
         self.status = status
         self.code = code
         self.message = message
         self.outcome_unknown = outcome_unknown
+        self.retry_after = retry_after  # seconds the server asked to wait (Retry-After), capped; or None
         super().__init__(self.sentence())
 
     def sentence(self):
@@ -70,6 +74,13 @@ def path(*segments):
             raise ValueError("%r cannot be used as a name in an API path." % text)
         parts.append(quote(text, safe=""))
     return "/" + "/".join(parts)
+
+
+def backoff(attempt, retry_after=None):
+    """Seconds to wait before attempt + 1: what the server asked for, else exponential with full jitter."""
+    if retry_after is not None:
+        return retry_after
+    return min(BACKOFF_MAX, BACKOFF_FACTOR * (2 ** (attempt - 1))) * random.uniform(0.5, 1.0)
 
 
 class _Retry(Retry):
@@ -103,7 +114,7 @@ class _Retry(Retry):
         attempts = len(self.history)
         if attempts == 0:
             return 0.0
-        return min(BACKOFF_MAX, BACKOFF_FACTOR * (2 ** (attempts - 1))) * random.uniform(0.5, 1.0)
+        return backoff(attempts)
 
     def get_retry_after(self, response):
         value = response.headers.get("Retry-After")
@@ -159,6 +170,7 @@ class Client:
         retry = _Retry(total=retries, connect=retries, read=retries, status=retries, other=0,
                        redirect=5, raise_on_status=False, respect_retry_after_header=True,
                        status_forcelist=TRANSIENT_STATUSES)
+        self._retry = retry
         adapter = HTTPAdapter(max_retries=retry)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
@@ -284,7 +296,8 @@ class Client:
                         self._scrub(str(code)) if code else None,
                         self._scrub(str(message)) if message else None,
                         outcome_unknown=method.upper() != "GET" and response.status_code >= 500
-                        and response.status_code not in NOT_APPLIED_STATUSES)
+                        and response.status_code not in NOT_APPLIED_STATUSES,
+                        retry_after=self._retry.get_retry_after(response))
 
     def _scrub(self, text):
         for secret in self._secrets:

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta, timezone
 from email.utils import mktime_tz, parsedate_tz
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module
-from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, backoff
 
 TOKEN_PATH = "/oauth/token"
 TOKEN_INFO_PATH = "/oauth/token/info"
@@ -243,7 +243,9 @@ class OAuthModule(Module):
         except ApiError as error:
             if not error.outcome_unknown:
                 raise
+            wait = backoff(1, error.retry_after)
         self.lost_answer = True
+        time.sleep(wait)
         return send()
 
     @property

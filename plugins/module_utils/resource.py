@@ -23,7 +23,7 @@ import ipaddress
 import time
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
-from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, backoff
 
 STATE_OPTION = dict(type="str", choices=["present", "absent"], default="present")
 CREATE_ATTEMPTS = 3
@@ -224,7 +224,11 @@ class Resource(Module, metaclass=abc.ABCMeta):
     # Writes that survive an unknown outcome ---------------------------------------------------
 
     def create_once(self, values):
-        """Create, and after an unknown outcome read what exists rather than create twice: (resource, changed)."""
+        """Create, and after an unknown outcome read what exists rather than create twice: (resource, changed).
+
+        Only a create that reading shows was not applied is sent again, after the client's backoff
+        (or the server's Retry-After), CREATE_ATTEMPTS times in all.
+        """
         for attempt in range(1, CREATE_ATTEMPTS + 1):
             try:
                 return self.create(values), True
@@ -234,6 +238,7 @@ class Resource(Module, metaclass=abc.ABCMeta):
                     if found is not None:
                         return found, True
                     if attempt < CREATE_ATTEMPTS:
+                        time.sleep(backoff(attempt, error.retry_after))
                         continue
                 elif error.status in CONFLICT_STATUSES:
                     found = self.read()

@@ -15,6 +15,7 @@ import pytest
 from harness import FQCN, module_defaults, play
 
 RETRIES = 2
+CREATE_ATTEMPTS = 3  # a create read back and found not applied is sent again, three times in all
 TIMEOUT = 1
 SLACK = 1.0  # seconds beyond what a task that fails nothing takes on the same path (BASELINE, in the same run)
 BASELINE = "Read the regions, which nothing slows down"
@@ -87,8 +88,12 @@ def test_503_for_ever_fails_within_the_bound_naming_the_endpoint(emulator, ansib
     _assert_failed_naming(task, endpoint)
     assert "HTTP 503" in task.result["msg"] and task.result["status"] == 503
     attempts = [e for e in emulator.requests() if e["method"] == method and e["fault"]]
-    assert len(attempts) == RETRIES + 1
-    assert RETRIES * 1 - SLACK <= seconds <= expected_bound(RETRIES, 0, retry_after=1) + SLACK
+    # A read is retried api_retries times. A 503 after a POST may follow a write the platform applied:
+    # a create is read back and sent again only when it was not applied (three times in all), and a
+    # grant, which cannot be read back, is sent once more.
+    sent = dict(GET=RETRIES + 1, POST=2 if module == "token" else CREATE_ATTEMPTS)[method]
+    assert len(attempts) == sent
+    assert (sent - 1) * 1 - SLACK <= seconds <= expected_bound(sent - 1, 0, retry_after=1) + SLACK
     assert seconds <= documented_bound(RETRIES, TIMEOUT, retry_after=1)
 
 

@@ -17,6 +17,7 @@ from harness import REVEALS, module_defaults, play, task
 MODES = {
     "committed-500": dict(status=500, after_commit=True),
     "committed-502": dict(status=502, after_commit=True),
+    "committed-503": dict(status=503, after_commit=True),
     "committed-504": dict(status=504, after_commit=True),
     "committed-drop": dict(drop=True, after_commit=True),
     "dropped-before": dict(drop=True),

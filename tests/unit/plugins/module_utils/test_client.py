@@ -75,7 +75,7 @@ def test_retries_stop_at_the_time_bound(server, sleeps, monkeypatch):
     assert sleeps == [4.0]  # a second wait of 4 s would pass the 5 s bound
 
 
-@pytest.mark.parametrize("status", [502, 504, 500])
+@pytest.mark.parametrize("status", [502, 503, 504, 500])
 def test_post_is_not_retried_when_it_may_have_been_applied(server, sleeps, status):
     server.default = (status, {"code": "bad_gateway"})
     with pytest.raises(ApiError) as caught:
@@ -84,11 +84,19 @@ def test_post_is_not_retried_when_it_may_have_been_applied(server, sleeps, statu
     assert caught.value.outcome_unknown
 
 
-@pytest.mark.parametrize("status", [429, 503])
-def test_post_is_retried_when_it_cannot_have_been_applied(server, sleeps, status):
-    server.script = [(status, {}), (201, {"id": "b1"})]
+def test_post_is_retried_when_it_cannot_have_been_applied(server, sleeps):
+    server.script = [(429, {}), (201, {"id": "b1"})]
     assert make_client(server).post("/x", json={}) == {"id": "b1"}
     assert len(server.requests) == 2
+
+
+def test_post_answered_503_carries_the_retry_after_it_asked_for(server, sleeps):
+    server.default = (503, {"code": "unavailable"}, {"Retry-After": "90"})
+    with pytest.raises(ApiError) as caught:
+        make_client(server).post("/x", json={})
+    assert len(server.requests) == 1 and sleeps == []
+    assert caught.value.outcome_unknown
+    assert caught.value.retry_after == 60.0  # capped
 
 
 def test_post_dropped_connection_is_an_unknown_outcome(server, sleeps):

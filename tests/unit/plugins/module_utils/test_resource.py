@@ -328,18 +328,36 @@ def test_the_read_back_continues_with_what_still_differs(server):
     assert writes(server)[1] == ("PATCH", URL + "/w", dict(colour="blue"))
 
 
-def test_a_create_that_was_not_applied_is_sent_again(server):
+def test_a_create_that_was_not_applied_is_sent_again_after_a_backoff(server, sleeps):
     server.script = [NOT_FOUND, (502, {}), NOT_FOUND, (201, widget())]
     assert run(server, name="w", flavour="mint")["changed"] is True
     assert [r[0] for r in sent(server)] == ["GET", "POST", "GET", "POST"]
+    assert len(sleeps) == 1 and 0.25 <= sleeps[0] <= 0.5
 
 
-def test_creating_gives_up_after_three_unknown_outcomes(server):
+def test_a_create_answered_503_is_read_back_not_repeated(server, sleeps):
+    # a proxy may answer 503 after the platform applied the create: no blind second POST
+    server.script = [NOT_FOUND, (503, {"code": "unavailable"}), (200, widget())]
+    result = run(server, name="w", colour="red", flavour="mint", api_retries=5)
+    assert result["changed"] is True and result["widget"] == widget()
+    assert [r[0] for r in sent(server)] == ["GET", "POST", "GET"]
+    assert sleeps == []
+
+
+def test_a_create_answered_503_and_not_applied_is_sent_again_after_retry_after(server, sleeps):
+    server.script = [NOT_FOUND, (503, {"code": "unavailable"}, {"Retry-After": "7"}), NOT_FOUND, (201, widget())]
+    assert run(server, name="w", flavour="mint", api_retries=5)["changed"] is True
+    assert [r[0] for r in sent(server)] == ["GET", "POST", "GET", "POST"]
+    assert sleeps == [7.0]
+
+
+def test_creating_gives_up_after_three_unknown_outcomes(server, sleeps):
     server.script = [NOT_FOUND] + [(502, {"code": "bad_gateway"}), NOT_FOUND] * 3
     with pytest.raises(ModuleFailure) as caught:
         run(server, name="w", flavour="mint")
     assert caught.value.result["status"] == 502
     assert [r[0] for r in writes(server)] == ["POST"] * 3
+    assert len(sleeps) == 2  # between the attempts, none after the last
 
 
 def test_a_create_that_lost_a_race_continues_from_the_winner(server):

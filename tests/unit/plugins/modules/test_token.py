@@ -200,23 +200,32 @@ def test_errors_are_sentences_without_secrets(server, args, status, body, phrase
         assert secret not in text
 
 
-def test_a_lost_answer_to_a_refresh_says_the_refresh_token_may_be_spent(server):
+def test_a_lost_answer_to_a_refresh_says_the_refresh_token_may_be_spent(server, sleeps):
     server.script = [(502, b"<html>Bad Gateway</html>"), (504, b"<html>Gateway Timeout</html>")]
     failure = fails(server, **refresh())
     assert len(server.requests) == 2  # sent once more, never more
     assert "may have issued new tokens before the answer was lost" in failure.msg
 
 
-def test_a_grant_whose_answer_was_lost_is_sent_once_more(server):
+def test_a_grant_whose_answer_was_lost_is_sent_once_more(server, sleeps):
     server.script = [(502, b"<html>Bad Gateway</html>"), GRANT]
     result = run(server, **refresh())
     assert result["changed"] is True and result["token"]["refresh_token"] == "pscale_ref_new"
     assert [form(request)["refresh_token"] for request in server.requests] == [REFRESH, REFRESH]
+    assert len(sleeps) == 1 and 0.25 <= sleeps[0] <= 0.5
+
+
+def test_a_grant_answered_503_is_sent_once_more_after_retry_after_never_more(server, sleeps):
+    # a 503 may come after the grant was applied: the grant is sent once more, not api_retries times
+    server.script = [(503, {"error": "unavailable"}, {"Retry-After": "3"})] * 2
+    failure = fails(server, **refresh(api_retries=5))
+    assert len(server.requests) == 2 and sleeps == [3.0]
+    assert "may have issued new tokens before the answer was lost" in failure.msg
 
 
 @pytest.mark.parametrize("grant, phrase", [(exchange(), "the first request redeemed the code"),
                                            (refresh(), "the first request used it up")])
-def test_a_grant_refused_after_a_lost_answer_says_its_tokens_are_lost(server, grant, phrase):
+def test_a_grant_refused_after_a_lost_answer_says_its_tokens_are_lost(server, sleeps, grant, phrase):
     server.script = [(500, {"error": "server_error"}), (400, {"error": "invalid_grant", "error_description": "used"})]
     failure = fails(server, **grant)
     assert phrase in failure.msg and "authorization step again" in failure.msg
