@@ -6,12 +6,19 @@
 A task that runs a module pays for a new Python process and an AnsiballZ payload; the
 modules of this collection only send HTTP requests, so the action plugin of the same name
 validates the same argument spec here and calls the same logic. The result is what the
-module would have returned: same validation messages, same failure shape, the values of
-no_log options masked the same way.
+module would have returned: same validation messages and warnings, same failure shape, the
+values of no_log options masked the same way.
 
-The module runs the ordinary way instead when the task is async, when the task's host is
-not reached through the local connection (the requests must leave from that host), when
-the controller's Python lacks requests, or when the variable planetscale_in_process is false.
+The contract, each line tested in tests/unit/plugins/plugin_utils/test_in_process.py:
+- the module runs the ordinary way instead (fallback) when the task is async, when the
+  task's host is not reached through the local connection (the requests must leave from
+  that host), when the controller's Python lacks requests, or when the variable
+  planetscale_in_process is false;
+- the validator's warnings and deprecations reach the result, as AnsibleModule reports them;
+- no_log values are masked everywhere in the result, booleans and None kept;
+- the invocation is added when a module would add it;
+- the task's environment keyword is what the logic sees, and the controller's is restored.
+Private ansible-core APIs are used only through core_compat.
 """
 
 from __future__ import annotations
@@ -20,7 +27,6 @@ import os
 from contextlib import contextmanager
 
 from ansible import constants as C
-from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 from ansible.module_utils.common.parameters import remove_values
 from ansible.module_utils.common.validation import check_type_bool
 from ansible.module_utils.errors import UnsupportedError
@@ -28,6 +34,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import HAS_REQUESTS
+from ansible_collections.planetscale.cloud.plugins.plugin_utils import core_compat
 
 SWITCH = "planetscale_in_process"
 
@@ -42,64 +49,59 @@ class InProcessAction(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         task_vars = task_vars or {}
-        if not self._in_process(task_vars):
+        if self._in_process(task_vars):
+            result.update(self._run_in_process(task_vars))
+        else:
             result.update(self._run_module(task_vars))
-            return result
-        result.update(self._run_in_process(task_vars))
-        return result
-
-    def _run_module(self, task_vars):
-        """The module the ordinary way, as ansible.builtin.normal runs it, async included."""
-        wrap_async = bool(self._task.async_val) and not getattr(self._connection, "has_native_async", False)
-        result = self._execute_module(task_vars=task_vars, wrap_async=wrap_async)
-        if not wrap_async:
-            self._remove_tmp_path(self._connection._shell.tmpdir)
         return result
 
     def _in_process(self, task_vars):
+        """Whether this task can run here rather than as a module process (see the module docstring)."""
         if self._task.async_val or not HAS_REQUESTS:
             return False
         if getattr(self._connection, "transport", None) != "local":
             return False
         return check_type_bool(self._templar.template(task_vars.get(SWITCH, True)))
 
+    def _run_module(self, task_vars):
+        """The module the ordinary way, as ansible.builtin.normal runs it, async included."""
+        wrap_async = bool(self._task.async_val) and not getattr(self._connection, "has_native_async", False)
+        result = self._execute_module(task_vars=task_vars, wrap_async=wrap_async)
+        if not wrap_async:
+            core_compat.remove_module_tmpdir(self)
+        return result
+
     def _run_in_process(self, task_vars=None):
         # The whole run sees the task's environment, as a module process would: the options'
         # fallbacks, and what requests reads from it (proxies, CA bundle).
-        with _environment(self._task_environment()):
+        with _environment(core_compat.task_environment(self)):
             return self._validate_and_execute(task_vars)
 
     def _validate_and_execute(self, task_vars):
-        spec = self.module_class.spec()
-        spec.pop("supports_check_mode")
-        validation = ModuleArgumentSpecValidator(**spec).validate(dict(self._task.args))
-        no_log_values = validation._no_log_values
-        params = validation.validated_parameters
-
+        validation = core_compat.validate_arguments(self.module_class.spec(), self._task.args)
         ctx = TaskContext(check_mode=bool(self._task.check_mode), diff=bool(self._task.diff))
-        if validation.error_messages:
-            error = validation.errors[0]
-            msg = validation.errors.msg
-            if isinstance(error, UnsupportedError):
+        for warning in validation.warnings:
+            ctx.warn(warning)
+        for deprecation in validation.deprecations:
+            ctx.deprecations.append(deprecation)
+        if validation.errors:
+            msg = validation.msg
+            if isinstance(validation.errors[0], UnsupportedError):
                 msg = "Unsupported parameters for (%s) module: %s" % (self._task.action, msg)
             result = dict(failed=True, msg=msg)
         else:
             try:
-                result = self.module_class(params, ctx).execute()
+                result = self.module_class(validation.params, ctx).execute()
             except ModuleFailure as failure:
                 result = dict(failure.result, failed=True, msg=failure.msg)
         if _inject_invocation(task_vars):
-            result["invocation"] = dict(module_args=params)
+            result["invocation"] = dict(module_args=validation.params)
         if ctx.warnings:
             result["warnings"] = ctx.warnings
         if ctx.deprecations:
-            result["deprecations"] = [dict(d, collection_name="planetscale.cloud") for d in ctx.deprecations]
-        return _mask(result, no_log_values)
-
-    def _task_environment(self):
-        environment = {}
-        self._compute_environment_string(raw_environment_out=environment)
-        return environment
+            result["deprecations"] = [dict(d, collection_name=d.get("collection_name") or "planetscale.cloud")
+                                      for d in ctx.deprecations]
+        return _mask(result, validation.no_log_values)
 
 
 def _inject_invocation(task_vars):

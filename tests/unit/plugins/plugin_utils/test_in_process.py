@@ -1,39 +1,63 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The in-process adapter runs a module's logic as a module process would."""
+"""The in-process adapter's contract: it runs a module's logic as a module process would, or falls back."""
 
 from __future__ import annotations
 
 import os
 from types import SimpleNamespace
 
+import pytest
+from ansible import constants as C
 from ansible.module_utils.basic import env_fallback
+from ansible.plugins.action import ActionBase
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.plugin_utils import in_process
 from ansible_collections.planetscale.cloud.plugins.plugin_utils.in_process import InProcessAction
+
+SECRET = "s3cr3t-Value-41"
 
 
 class Probe(Module):
-    """Answers what it saw: its option (with an environment fallback) and the environment while it ran."""
+    """Answers what it saw: its options (one with an environment fallback) and the environment while it ran."""
 
     uses_credentials = False
     uses_organization = False
-    argument_spec = dict(value=dict(type="str", fallback=(env_fallback, ["PROBE_VALUE"])))
+    argument_spec = dict(
+        value=dict(type="str", fallback=(env_fallback, ["PROBE_VALUE"])),
+        secret=dict(type="str", no_log=True),
+        old=dict(type="str", removed_in_version="2.0.0", removed_from_collection="planetscale.cloud"),
+        name=dict(type="str", aliases=["label"]),
+        fail=dict(type="bool", default=False),
+    )
 
     def run(self):
-        return dict(value=self.params["value"], proxy=os.environ.get("HTTPS_PROXY"))
+        if self.params["fail"]:
+            raise ModuleFailure("the probe failed with %s" % self.params["secret"], echoed=dict(s=self.params["secret"]))
+        return dict(value=self.params["value"], proxy=os.environ.get("HTTPS_PROXY"), echoed=self.params["secret"],
+                    nested=dict(items=[self.params["secret"], "plain"]), name=self.params["name"])
 
 
 class ProbeAction(InProcessAction):
     module_class = Probe
 
 
-def run_action(args, environment):
+def make_action(args=None, environment=None, check_mode=False, async_val=0, transport="local"):
     action = ProbeAction.__new__(ProbeAction)
-    action._task = SimpleNamespace(args=args, check_mode=False, diff=False, action="probe")
-    action._task_environment = lambda: environment
-    return action._run_in_process()
+    action._task = SimpleNamespace(args=args or {}, check_mode=check_mode, diff=False, action="probe",
+                                   async_val=async_val)
+    action._connection = SimpleNamespace(transport=transport)
+    action._templar = SimpleNamespace(template=lambda value: value)
+    action._compute_environment_string = lambda raw_environment_out: raw_environment_out.update(environment or {})
+    return action
 
+
+def run_action(args, environment=None, task_vars=None):
+    return make_action(args, environment)._run_in_process(task_vars or {})
+
+
+# Environment --------------------------------------------------------------------------------------
 
 def test_the_whole_run_sees_the_task_environment_and_the_controller_keeps_its_own(monkeypatch):
     monkeypatch.setenv("PROBE_VALUE", "controller")
@@ -48,3 +72,131 @@ def test_the_whole_run_sees_the_task_environment_and_the_controller_keeps_its_ow
 def test_without_a_task_environment_the_fallback_comes_from_the_controller(monkeypatch):
     monkeypatch.setenv("PROBE_VALUE", "controller")
     assert run_action({}, {})["value"] == "controller"
+
+
+# Masking ------------------------------------------------------------------------------------------
+
+def test_no_log_values_are_masked_everywhere_in_the_result_and_booleans_are_kept():
+    result = run_action(dict(secret=SECRET, value="v"))
+    assert SECRET not in repr(result)
+    assert result["echoed"] == "VALUE_SPECIFIED_IN_NO_LOG_PARAMETER"
+    assert result["nested"]["items"] == ["VALUE_SPECIFIED_IN_NO_LOG_PARAMETER", "plain"]
+    assert result["changed"] is False
+    assert result["proxy"] is None
+
+
+def test_a_failure_is_masked_too():
+    result = run_action(dict(secret=SECRET, fail=True))
+    assert result["failed"] is True
+    assert SECRET not in repr(result)
+    assert result["msg"] == "the probe failed with ********"
+
+
+def test_a_no_log_value_that_reads_like_a_boolean_leaves_the_result_booleans_alone():
+    result = run_action(dict(secret="True"))
+    assert result["changed"] is False
+    assert "failed" not in result
+
+
+# Validation ---------------------------------------------------------------------------------------
+
+def test_an_unknown_option_fails_as_a_module_would():
+    result = run_action(dict(bogus=1))
+    assert result["failed"] is True
+    assert result["msg"].startswith("Unsupported parameters for (probe) module: bogus.")
+
+
+def test_a_wrong_type_fails_with_the_validator_message():
+    result = run_action(dict(fail="maybe"))
+    assert result["failed"] is True
+    assert "fail" in result["msg"] and "bool" in result["msg"]
+
+
+def test_a_deprecated_option_gives_the_deprecation_a_module_would():
+    result = run_action(dict(old="x"))
+    assert result["deprecations"] == [dict(msg="Param 'old' is deprecated. See the module docs for more information",
+                                           version="2.0.0", date=None, collection_name="planetscale.cloud")]
+
+
+def test_an_option_and_its_alias_both_set_give_the_warning_a_module_would():
+    result = run_action(dict(name="a", label="b"))
+    assert result["warnings"] == ["Both option name and its alias label are set."]
+
+
+def test_without_deprecated_options_or_alias_conflicts_the_result_has_no_warnings():
+    result = run_action(dict(name="a"))
+    assert "warnings" not in result and "deprecations" not in result
+
+
+# Invocation ---------------------------------------------------------------------------------------
+
+def _has_inject_setting():
+    return "INJECT_INVOCATION" in C.config.get_configuration_definitions()
+
+
+def test_the_invocation_carries_the_validated_arguments_masked():
+    task_vars = dict(ansible_inject_invocation=True) if _has_inject_setting() else {}
+    result = run_action(dict(secret=SECRET, label="x"), task_vars=task_vars)
+    args = result["invocation"]["module_args"]
+    assert args["secret"] == "VALUE_SPECIFIED_IN_NO_LOG_PARAMETER"
+    assert args["name"] == "x" and args["fail"] is False
+
+
+@pytest.mark.skipif(not _has_inject_setting(), reason="this ansible-core always injects the invocation")
+def test_the_invocation_is_left_out_when_the_setting_says_so():
+    assert "invocation" not in run_action(dict(value="v"), task_vars=dict(ansible_inject_invocation=False))
+
+
+# Falling back to the module path ------------------------------------------------------------------
+
+def test_a_local_task_runs_in_process():
+    assert make_action()._in_process({}) is True
+
+
+@pytest.mark.parametrize("switch", [False, "false", "no", "0"])
+def test_the_switch_sends_the_task_to_the_module_path(switch):
+    assert make_action()._in_process({in_process.SWITCH: switch}) is False
+
+
+def test_an_async_task_runs_as_a_module():
+    assert make_action(async_val=30)._in_process({}) is False
+
+
+@pytest.mark.parametrize("transport", ["ssh", "paramiko", "winrm", None])
+def test_a_host_not_reached_through_the_local_connection_runs_the_module_there(transport):
+    assert make_action(transport=transport)._in_process({}) is False
+
+
+def test_a_controller_without_requests_runs_the_module(monkeypatch):
+    monkeypatch.setattr(in_process, "HAS_REQUESTS", False)
+    assert make_action()._in_process({}) is False
+
+
+@pytest.mark.parametrize("async_val,transport,expected", [(0, "local", "in process"), (5, "local", "module"),
+                                                          (0, "ssh", "module")])
+def test_run_dispatches_to_one_path(monkeypatch, async_val, transport, expected):
+    monkeypatch.setattr(ActionBase, "run", lambda self, tmp=None, task_vars=None: dict(base=True))
+    action = make_action(async_val=async_val, transport=transport)
+    action._run_in_process = lambda task_vars: dict(path="in process")
+    action._run_module = lambda task_vars: dict(path="module")
+    assert action.run(task_vars={}) == dict(base=True, path=expected)
+
+
+@pytest.mark.parametrize("native_async,calls_made", [(False, [True]), (True, [False, "removed"])])
+def test_the_module_path_wraps_async_as_the_normal_action_does(monkeypatch, native_async, calls_made):
+    action = make_action(async_val=10)
+    action._connection = SimpleNamespace(transport="local", has_native_async=native_async)
+    calls = []
+    action._execute_module = lambda task_vars, wrap_async: calls.append(wrap_async) or dict(ok=1)
+    monkeypatch.setattr(in_process.core_compat, "remove_module_tmpdir", lambda a: calls.append("removed"))
+    assert action._run_module({}) == dict(ok=1)
+    assert calls == calls_made  # a wrapped async run leaves its temporary directory to async_status
+
+
+def test_the_module_path_removes_its_temporary_directory(monkeypatch):
+    action = make_action()
+    calls = []
+    action._execute_module = lambda task_vars, wrap_async: calls.append(wrap_async) or dict(ok=1)
+    monkeypatch.setattr(in_process.core_compat, "remove_module_tmpdir", lambda a: calls.append("removed"))
+    action._run_module({})
+    assert calls == [False, "removed"]
