@@ -128,8 +128,9 @@ team:
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, is_name
-from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
-from ansible_collections.planetscale.cloud.plugins.module_utils.resource import CONFLICT_STATUSES, CREATE_ATTEMPTS, Resource
+from ansible_collections.planetscale.cloud.plugins.module_utils.members import Directory
+from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource
+from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
 
 SSO_MANAGED = ("Team %r is managed by single sign-on, so it cannot be changed through the API; "
                "change it in the identity provider instead.")
@@ -154,8 +155,7 @@ class Team(Resource):
 
     def __init__(self, params, ctx=None):
         super().__init__(params, ctx)
-        self.users = {}  # user ID -> user record, of every user seen
-        self.org_users = None  # e-mail address -> user record, of the organization's members
+        self.directory = Directory(lambda: self.client.paginate(self.org_path("members")), params.get("organization"))
 
     def validate(self):
         super().validate()
@@ -176,41 +176,24 @@ class Team(Resource):
         return next((team for team in found if (team.get("name") or "").lower() == name), None)
 
     def managed(self, resource):
-        self.users.update((user["id"], user) for user in resource.get("members") or [])
+        self.directory.saw(resource.get("members"))
         return dict(name=resource.get("name"), description=resource.get("description"),
                     members=[user["id"] for user in resource.get("members") or []])
 
     def wanted(self, resource):
         wanted = dict((name, self.params[name]) for name in ("name", "description") if self.params[name] is not None)
         if self.params["members"] is not None:
-            members = set(self.user(entry, resource)["id"] for entry in self.params["members"])
+            members = set(self.directory.user(entry, near=(resource or {}).get("members"))["id"]
+                          for entry in self.params["members"])
             if not self.params["purge_members"] and resource is not None:
                 members.update(self.managed(resource)["members"])
             wanted["members"] = sorted(members)
         return wanted
 
-    def user(self, entry, team):
-        """The user record of a member given by ID or e-mail address (only the ID when nothing more is known)."""
-        if "@" not in entry:
-            return self.users.setdefault(entry, dict(id=entry))
-        for user in (team or {}).get("members") or []:
-            if (user.get("email") or "").lower() == entry.lower():
-                return user
-        if self.org_users is None:
-            members = self.client.paginate(self.org_path("members"))
-            self.org_users = dict((m["user"]["email"].lower(), m["user"]) for m in members
-                                  if (m.get("user") or {}).get("email"))
-        user = self.org_users.get(entry.lower())
-        if user is None:
-            raise ModuleFailure("No member of organization %r has the e-mail address %r; invite them first." % (
-                self.params["organization"], entry))
-        self.users[user["id"]] = user
-        return user
-
     def shown(self, fields):
         fields = dict(fields)
         if "members" in fields:
-            fields["members"] = [self.users.get(uid, {}).get("email") or uid for uid in fields["members"]]
+            fields["members"] = [self.directory.email(uid) for uid in fields["members"]]
         return super().shown(fields)
 
     def guard(self, resource):
@@ -220,7 +203,7 @@ class Team(Resource):
     def predict(self, resource, changes):
         team = dict(resource or {}, **dict((k, v) for k, v in changes.items() if k != "members"))
         if "members" in changes:
-            team["members"] = [self.users[uid] for uid in changes["members"]]
+            team["members"] = [self.directory.users[uid] for uid in changes["members"]]
         return team
 
     def create(self, values):
@@ -239,26 +222,21 @@ class Team(Resource):
             removed = sorted(have - want)
             for uid in removed:
                 self.client.delete(url + self.path("members", uid), missing_ok=True)
-            team = dict(team, members=[self.users[uid] for uid in changes["members"]])
+            team = dict(team, members=[self.directory.users[uid] for uid in changes["members"]])
         self.raced = bool(added) and not (body or removed or any(added))
         return team
 
     def add(self, url, uid):
-        """Add a member: True; False where a refusal shows another run added them (after an unknown outcome too, the
+        """Add a member: True; False where a refusal shows another run added them (after an unknown outcome, the
         membership that exists is the answer)."""
-        for attempt in range(1, CREATE_ATTEMPTS + 1):
-            try:
-                member, applied = self.client.post(url, json=dict(user_id=uid)), True
-                break
-            except ApiError as error:
-                if not error.outcome_unknown and error.status not in CONFLICT_STATUSES:
-                    raise
-                member, applied = self.client.get(url + self.path(uid), missing_ok=True), error.outcome_unknown
-                if member:
-                    break
-                if not error.outcome_unknown or attempt == CREATE_ATTEMPTS:
-                    raise
-        self.users[uid] = member.get("user") or self.users[uid]
+        def membership(applied):
+            def read(error):  # pylint: disable=unused-argument
+                member = self.client.get(url + self.path(uid), missing_ok=True)
+                return (member, applied) if member else None
+            return read
+        member, applied = write_and_settle(lambda: self.client.post(url, json=dict(user_id=uid)),
+                                           read_back=membership(True), on_conflict=membership(False))
+        self.directory.users[uid] = member.get("user") or self.directory.users[uid]
         return applied
 
 
