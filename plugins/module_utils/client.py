@@ -270,7 +270,7 @@ class Client:
                 # verify on each request: requests lets REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE override session.verify,
                 # which would ignore ca_path and validate_certs
                 return self.session.request(url=url, timeout=self.timeout, verify=self.session.verify,
-                                            allow_redirects=False, **sending)  # pylint: disable=missing-kwoa
+                                            allow_redirects=False, **sending)
         except requests.exceptions.SSLError as exc:
             if _speaks_no_tls(exc):
                 message = ("%s does not speak TLS on that port (%s): use an http:// URL, or the port where the "
