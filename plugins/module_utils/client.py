@@ -5,24 +5,36 @@
 
 from __future__ import annotations
 
+import hashlib
+import json as json_module
 import random
+import re
+import socket
+import ssl
 import time
 import traceback
 import warnings
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 try:
     import requests
     from requests.adapters import HTTPAdapter
+    from urllib3 import exceptions as urllib3_exceptions
     from urllib3.exceptions import InsecureRequestWarning, MaxRetryError, ReadTimeoutError
     from urllib3.util.retry import Retry
 except ImportError:  # pragma: no cover - exercised through missing_required_lib
     HAS_REQUESTS = False
     REQUESTS_IMPORT_ERROR = traceback.format_exc()
     Retry = object
+    NEVER_CONNECTED = ()
 else:
     HAS_REQUESTS = True
     REQUESTS_IMPORT_ERROR = None
+    # What a request that cannot have reached the server fails with (refused, DNS, connect timeout).
+    NEVER_CONNECTED = tuple(kind for kind in (
+        requests.exceptions.ConnectTimeout, urllib3_exceptions.NewConnectionError,
+        urllib3_exceptions.ConnectTimeoutError, getattr(urllib3_exceptions, "NameResolutionError", None),
+        ConnectionRefusedError, socket.gaierror) if kind is not None)
 
 COLLECTION_VERSION = "0.1.0"
 USER_AGENT = "planetscale.cloud/%s (Ansible collection)" % COLLECTION_VERSION
@@ -38,6 +50,18 @@ BACKOFF_FACTOR = 0.5
 BACKOFF_MAX = 30.0
 RETRY_AFTER_MAX = 60.0
 RETRY_TIME_MAX = 120.0
+MAX_REDIRECTS = 5
+# The only redirect to another host the API documents: the signed download of a query-pattern report.
+# It is followed without credentials; every other redirect to another scheme, host or port is refused.
+OFFSITE_REDIRECTS = (re.compile(r"/query-patterns/[^/]+/download$"),)
+DEFAULT_PORTS = dict(http=80, https=443)
+# How OpenSSL reports a TLS handshake answered by a server that speaks plain HTTP on that port.
+NOT_TLS = frozenset(("WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "PACKET_LENGTH_TOO_LONG", "UNKNOWN_PROTOCOL"))
+NOT_TLS_TEXT = ("wrong version number", "record layer failure", "packet length too long", "unknown protocol")
+QUOTE_MAX = 400  # characters of a server's text an error sentence quotes
+CODE_MAX = 100
+MAX_PAGES = 10000  # a list longer than this many pages is a server that never ends
+CURSOR_FIELDS = ("has_next", "has_prev", "cursor_start", "cursor_end")
 
 
 class ApiError(Exception):
@@ -48,8 +72,8 @@ class ApiError(Exception):
         self.method = method
         self.path = path
         self.status = status
-        self.code = code
-        self.message = message
+        self.code = bounded(code, CODE_MAX)
+        self.message = bounded(message)
         self.outcome_unknown = outcome_unknown
         self.retry_after = retry_after  # seconds the server asked to wait (Retry-After), capped; or None
         super().__init__(self.sentence())
@@ -63,6 +87,13 @@ class ApiError(Exception):
 
     def as_dict(self):
         return dict(method=self.method, path=self.path, status=self.status, code=self.code, message=self.message)
+
+
+def bounded(text, limit=QUOTE_MAX):
+    """A server's text as an error sentence quotes it: at most limit characters, and says where it was cut."""
+    if not isinstance(text, str) or len(text) <= limit:
+        return text
+    return "%s... [cut: %d more characters not shown]" % (text[:limit], len(text) - limit)
 
 
 def path(*segments):
@@ -145,30 +176,39 @@ class _Authorization:
     """The credentials as the session's auth: requests then never consults ~/.netrc, whose entry for
     the API host would replace them (and cost a file lookup on every request)."""
 
-    def __init__(self, value):
+    def __init__(self, value, api_origin):
         self.value = value
+        self.origin = api_origin  # the credentials go to the API's origin only, never to a host a redirect names
 
     def __call__(self, request):
-        if self.value:
+        if self.value and origin(request.url) == self.origin:
             request.headers["Authorization"] = self.value
         return request
 
 
 class Client:
-    """A requests Session bound to one API root, with the collection's retry rules."""
+    """A requests Session bound to one API root, with the collection's retry rules.
+
+    requests never follows a redirect on its own: the client follows one to the same scheme, host
+    and port itself (at most MAX_REDIRECTS), and one to another origin only where the caller allows
+    it (by default the redirect the API documents), as a GET without credentials or body.
+    """
 
     def __init__(self, base_url, authorization=None, timeout=30, retries=5,
                  validate_certs=True, ca_path=None, secrets=()):
         self.base_url = base_url.rstrip("/")
+        self.origin = origin(_prepared(self.base_url))  # as requests spells the URLs it sends (IDNA host)
         self.timeout = timeout
         self._secrets = [s for s in secrets if s]
+        self._masks = [secret_pattern(s) for s in sorted(self._secrets, key=len, reverse=True)]
         self.server_date = None  # the Date header of the last answer: the server's clock
+        self.last = None  # (method, path, status) of the last request, to name it in a sentence about its answer
         self.session = requests.Session()
         self.session.verify = ca_path if (validate_certs and ca_path) else bool(validate_certs)
         self.session.headers.update({"User-Agent": USER_AGENT, "Accept": "application/json"})
-        self.session.auth = _Authorization(authorization)
+        self.session.auth = _Authorization(authorization, self.origin)
         retry = _Retry(total=retries, connect=retries, read=retries, status=retries, other=0,
-                       redirect=5, raise_on_status=False, respect_retry_after_header=True,
+                       redirect=False, raise_on_status=False, respect_retry_after_header=True,
                        status_forcelist=TRANSIENT_STATUSES)
         self._retry = retry
         adapter = HTTPAdapter(max_retries=retry)
@@ -178,22 +218,71 @@ class Client:
     def close(self):
         self.session.close()
 
-    def request(self, method, url_path, json=None, data=None, params=None, missing_ok=False):
-        """Send one request (retried as the rules allow); return the decoded body or None."""
-        url = self.base_url + url_path
+    def request(self, method, url_path, json=None, data=None, params=None, missing_ok=False, offsite=None):
+        """Send one request (retried as the rules allow); return the decoded JSON object, or None for no body.
+
+        offsite: follow a redirect to another scheme, host or port (as a GET without credentials);
+        by default only the redirects the API documents are followed.
+        """
+        if offsite is None:
+            offsite = method.upper() == "GET" and any(rule.search(url_path) for rule in OFFSITE_REDIRECTS)
+        self.last = (method, url_path, None)
+        url, sending = self.base_url + url_path, dict(json=json, data=data, params=params, method=method)
+        for dummy in range(MAX_REDIRECTS + 1):
+            response = self._send(method, url_path, url, sending)
+            if not response.is_redirect:
+                break
+            url, sending = self._redirect(method, url_path, response, sending, offsite)
+        else:
+            raise ApiError(method, url_path, response.status_code,
+                           message="the server redirected the request more than %d times" % MAX_REDIRECTS)
+        self.server_date = response.headers.get("Date")
+        self.last = (method, url_path, response.status_code)
+        if response.status_code == 404 and missing_ok:
+            return None
+        if response.status_code >= 400:
+            raise self._error(method, url_path, response)
+        if response.status_code >= 300:
+            raise ApiError(method, url_path, response.status_code, message="a redirect without a Location to follow")
+        if response.status_code == 204 or not response.content:
+            if method.upper() == "GET":
+                raise ApiError(method, url_path, response.status_code,
+                               message="the answer was empty where a JSON object was expected")
+            return None
+        try:
+            body = response.json()
+        except ValueError:
+            raise ApiError(method, url_path, response.status_code, message="the answer was not JSON")
+        if not isinstance(body, dict):
+            if method.upper() == "DELETE":  # deleted: what the answer says does not change that
+                return None
+            raise ApiError(method, url_path, response.status_code, message=(
+                "the answer was %s where a JSON object was expected" % json_kind(body)))
+        return body
+
+    def _send(self, method, url_path, url, sending):
+        """One request and its retries, without following a redirect; a failure becomes an ApiError sentence."""
+        where = urlsplit(url).netloc.rpartition("@")[2]
         try:
             with warnings.catch_warnings():
                 if self.session.verify is False:  # the module warns once, in Ansible's way; not urllib3 on stderr
                     warnings.simplefilter("ignore", InsecureRequestWarning)
                 # verify on each request: requests lets REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE override session.verify,
                 # which would ignore ca_path and validate_certs
-                response = self.session.request(method, url, json=json, data=data, params=params,
-                                                timeout=self.timeout, verify=self.session.verify)
+                return self.session.request(url=url, timeout=self.timeout, verify=self.session.verify,
+                                            allow_redirects=False, **sending)
         except requests.exceptions.SSLError as exc:
+            if _speaks_no_tls(exc):
+                message = ("%s does not speak TLS on that port (%s): use an http:// URL, or the port where the "
+                           "server serves HTTPS" % (where, _reason(exc)))
+            else:
+                message = ("the TLS certificate of %s could not be verified (%s); set ca_path to the CA bundle "
+                           "that signed it, or validate_certs to false for a test server" % (where, _reason(exc)))
+            raise ApiError(method, url_path, message=self._scrub(message))
+        except requests.exceptions.ChunkedEncodingError as exc:
             raise ApiError(method, url_path, message=self._scrub(
-                "the TLS certificate of %s could not be verified (%s); set ca_path to the CA bundle "
-                "that signed it, or validate_certs to false for a test server"
-                % (urlsplit(url).netloc, _reason(exc))))
+                "the connection to %s closed in the middle of the answer, which was cut short%s" % (
+                    where, _received(exc))), outcome_unknown=method.upper() != "GET")
         except (requests.exceptions.ConnectTimeout, requests.exceptions.ConnectionError) as exc:
             if _read_timed_out(exc):  # what requests reports once the retries of a read timeout ran out
                 raise ApiError(method, url_path, message="no answer within %s seconds (api_timeout)" % self.timeout,
@@ -201,27 +290,33 @@ class Client:
             sent = not _never_connected(exc)
             raise ApiError(method, url_path, message=self._scrub(
                 ("the connection to %s broke after the request was sent (%s)" if sent else "could not connect to %s (%s)")
-                % (urlsplit(url).netloc, _reason(exc))),
+                % (where, _reason(exc))),
                 outcome_unknown=sent and method.upper() != "GET")
         except requests.exceptions.Timeout:
             raise ApiError(method, url_path, message="no answer within %s seconds (api_timeout)" % self.timeout,
                            outcome_unknown=method.upper() != "GET")
         except requests.exceptions.RequestException as exc:
             raise ApiError(method, url_path, message=self._scrub(_reason(exc)))
-        self.server_date = response.headers.get("Date")
-        if response.status_code == 404 and missing_ok:
-            return None
-        if response.status_code >= 400:
-            raise self._error(method, url_path, response)
-        if response.status_code == 204 or not response.content:
-            return None
-        try:
-            return response.json()
-        except ValueError:
-            raise ApiError(method, url_path, response.status_code, message="the answer was not JSON")
 
-    def get(self, url_path, params=None, missing_ok=False):
-        return self.request("GET", url_path, params=params, missing_ok=missing_ok)
+    def _redirect(self, method, url_path, response, sending, offsite):
+        """Where a redirect leads and what to send there; ApiError where it must not be followed."""
+        target = urljoin(response.url, self.session.get_redirect_target(response)).split("#", 1)[0]
+        response.close()
+        if origin(target) != origin(response.url):
+            plain = sending["method"].upper() == "GET" and sending["json"] is None and sending["data"] is None
+            if not (offsite and plain) or urlsplit(target).scheme not in DEFAULT_PORTS:
+                parts = urlsplit(target)
+                raise ApiError(method, url_path, response.status_code, message=self._scrub(
+                    "the server redirected the request to %s://%s, another scheme, host or port, which the collection "
+                    "does not follow: a request that carries credentials is never sent elsewhere, and another "
+                    "server's answer is not the API's; check that api_url and auth_url name the platform's servers"
+                    % (parts.scheme, parts.netloc.rpartition("@")[2])))
+        if response.status_code == 303 or (response.status_code in (301, 302) and sending["method"].upper() == "POST"):
+            sending = dict(sending, method="GET", json=None, data=None)  # what every HTTP client does with these
+        return target, dict(sending, params=None)  # the Location carries its own query
+
+    def get(self, url_path, params=None, missing_ok=False, offsite=None):
+        return self.request("GET", url_path, params=params, missing_ok=missing_ok, offsite=offsite)
 
     def post(self, url_path, json=None, data=None):
         return self.request("POST", url_path, json=json, data=data)
@@ -232,54 +327,125 @@ class Client:
     def delete(self, url_path, missing_ok=False):
         return self.request("DELETE", url_path, missing_ok=missing_ok)
 
+    def wrong_answer(self, message):
+        """An ApiError about the answer to the last request, naming that request."""
+        method, url_path, status = self.last or ("GET", "?", None)
+        return ApiError(method, url_path, status, message=message)
+
+    def _page(self, url_path, query):
+        """One envelope of a list: a JSON object whose data is a list of JSON objects."""
+        page = self.get(url_path, params=dict(query))
+        data = page.get("data")
+        if not isinstance(data, list):
+            raise self.wrong_answer("the answer has no data list (it has %s)" % (
+                "data: %s" % json_kind(data) if "data" in page else "no data key"))
+        wrong = [item for item in data if not isinstance(item, dict)]
+        if wrong:
+            raise self.wrong_answer("the data list holds %s where records (JSON objects) were expected"
+                                    % json_kind(wrong[0]))
+        return page, data
+
+    def _unrepeated(self, seen, data, what):
+        """Refuse a page whose items are those of an earlier page: a server that would answer it forever."""
+        if not data:
+            return
+        digest = hashlib.sha256(json_module.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+        if digest in seen:
+            raise self.wrong_answer("%s repeats the items of an earlier page; stopped reading the list, which "
+                                    "would never end" % what)
+        seen.add(digest)
+        if len(seen) > MAX_PAGES:
+            raise self.wrong_answer("the list goes on past %d pages; stopped reading it" % MAX_PAGES)
+
     def paginate(self, url_path, params=None, limit=None):
-        """Yield every item of a page-based list, following next_page (at most limit items)."""
+        """Yield every item of a page-based list to its end (at most limit items).
+
+        Follows next_page where the envelope has the key; a lean envelope without it continues only
+        while pages come back full (per_page items), and never past total_pages or total_count.
+        A page number or a page of items that repeats, or a next_page past total_pages, is an ApiError.
+        """
         query = dict(params or {})
         query["per_page"] = min(PAGE_SIZE, limit) if limit else PAGE_SIZE
-        query["page"] = 1
-        count = 0
+        number, requested, seen, count = 1, set(), set(), 0
         while True:
-            page = self.get(url_path, params=query) or {}
-            for item in page.get("data") or []:
+            query["page"] = number
+            requested.add(number)
+            page, data = self._page(url_path, query)
+            self._unrepeated(seen, data, "page %s" % number)
+            for item in data:
                 yield item
                 count += 1
                 if limit and count >= limit:
                     return
-            next_page = page.get("next_page")
-            if not next_page:
+            number = self._next_page(page, data, number, query["per_page"], count)
+            if number is None:
                 return
-            query["page"] = next_page
+            if number in requested:
+                raise self.wrong_answer("next_page %s names a page already read; stopped reading the list, which "
+                                        "would never end" % number)
+
+    def _next_page(self, page, data, number, per_page, count):
+        """The number of the page after this one, or None at the end of the list."""
+        total = _count(page.get("total_pages"))
+        if "next_page" in page:
+            following = page["next_page"]
+            if following in (None, False, "", 0) or not data:
+                return None
+            following = _count(following)
+            if following is None:
+                raise self.wrong_answer("next_page %s is not a page number" % bounded(repr(page["next_page"]), 50))
+            if total is not None and following > total:
+                raise self.wrong_answer("next_page %s is past total_pages %s; stopped reading the list" % (
+                    following, total))
+            return following
+        size = _count(page.get("per_page")) or per_page
+        total_count = _count(page.get("total_count"))
+        if len(data) < size or (total is not None and number >= total) or (
+                total_count is not None and count >= total_count):
+            return None
+        return number + 1
 
     def paginate_cursor(self, url_path, params=None, limit=None, starting_after=None, ending_before=None,
                         pages=None):
         """Yield every item of a cursor list from the given cursor to its end (at most limit items).
 
         Walks forward (has_next/cursor_end) unless ending_before is given, then backward
-        (has_prev/cursor_start). When pages is a list, each envelope's cursor fields are appended.
+        (has_prev/cursor_start). A bare {"data": [...]} continues from its last (first) item's id
+        only while pages come back full. When pages is a list, each envelope's cursor fields are
+        appended (filled in from the items where the envelope lacks them). A cursor or a page of
+        items that repeats is an ApiError.
         """
-        query = dict(params or {}, limit=PAGE_SIZE)
         forward = ending_before is None
-        if starting_after:
-            query["starting_after"] = starting_after
-        if ending_before:
-            query["ending_before"] = ending_before
-        count = 0
+        name, more, end = (("starting_after", "has_next", "cursor_end") if forward
+                           else ("ending_before", "has_prev", "cursor_start"))
+        cursor = starting_after if forward else ending_before
+        query = dict(params or {})
+        sent, seen, count = set(), set(), 0
         while True:
-            if limit:  # never read past the cap, so the cursor fields point at the last item returned
-                query["limit"] = min(PAGE_SIZE, limit - count)
-            page = self.get(url_path, params=query) or {}
+            size = min(PAGE_SIZE, limit - count) if limit else PAGE_SIZE  # never read past the cap
+            query.update({"limit": size})
+            if cursor:
+                query[name] = cursor
+                sent.add(cursor)
+            page, data = self._page(url_path, query)
+            self._unrepeated(seen, data, "the page after cursor %r" % cursor if cursor else "the first page")
+            fields = _cursor_fields(page, data, full=len(data) >= size, behind=bool(cursor), forward=forward)
             if pages is not None:
-                pages.append({k: page.get(k) for k in ("has_next", "has_prev", "cursor_start", "cursor_end")})
-            for item in page.get("data") or []:
+                pages.append(fields)
+            for item in data:
                 yield item
                 count += 1
                 if limit and count >= limit:
                     return
-            more, cursor = (("has_next", "cursor_end") if forward else ("has_prev", "cursor_start"))
-            if not page.get(more) or not page.get(cursor):
+            if not fields[more] or not data:
                 return
-            query.pop("starting_after" if not forward else "ending_before", None)
-            query["starting_after" if forward else "ending_before"] = page[cursor]
+            cursor = fields[end]
+            if not cursor:
+                raise self.wrong_answer("the page says more follow but gives no %s, and its items have no id to "
+                                        "continue from" % end)
+            if cursor in sent:
+                raise self.wrong_answer("%s %r repeats a cursor already read; stopped reading the list, which "
+                                        "would never end" % (end, cursor))
 
     def _error(self, method, url_path, response):
         code = message = None
@@ -290,6 +456,9 @@ class Client:
         if isinstance(body, dict):
             code = body.get("code") or body.get("error")
             message = body.get("message") or body.get("error_description")
+            details = validation_errors(body.get("errors"))
+            if details:
+                message = "%s (%s)" % (str(message).rstrip("."), details) if message else details
         if not message:
             message = response.reason or None
         return ApiError(method, url_path, response.status_code,
@@ -300,9 +469,114 @@ class Client:
                         retry_after=self._retry.get_retry_after(response))
 
     def _scrub(self, text):
-        for secret in self._secrets:
-            text = text.replace(secret, "********")
+        """The text with every secret masked, in each encoding an echo may carry it (raw, percent-, form-, JSON-)."""
+        for mask in self._masks:
+            text = mask.sub("********", text)
         return text
+
+
+def origin(url):
+    """(scheme, host, port) of a URL, with the scheme's default port filled in."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), port or DEFAULT_PORTS.get(scheme)
+
+
+def _prepared(url):
+    """The URL as requests sends it, or as it is where requests refuses it (the request then fails with a sentence)."""
+    try:
+        return requests.Request("GET", url).prepare().url
+    except (requests.exceptions.RequestException, ValueError):
+        return url
+
+
+def json_kind(value):
+    """A JSON value's type in words."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+def validation_errors(errors):
+    """The {"errors": [{"namespace", "name", "errors": [...]}]} of a validation failure, as one phrase."""
+    if isinstance(errors, dict):  # {"name": ["message", ...]}
+        errors = [dict(name=name, errors=messages) for name, messages in errors.items()]
+    if not isinstance(errors, list):
+        return None
+    parts = []
+    for entry in errors:
+        if not isinstance(entry, dict):
+            parts.append(str(entry))
+            continue
+        where = " ".join(str(entry[key]) for key in ("namespace", "name") if entry.get(key) not in (None, ""))
+        messages = entry.get("errors", entry.get("message"))
+        messages = messages if isinstance(messages, list) else [messages]
+        said = ", ".join(str(text) for text in messages if text not in (None, ""))
+        parts.append("%s: %s" % (where, said) if where and said else where or said)
+    return "; ".join(part for part in parts if part) or None
+
+
+def secret_pattern(secret):
+    """A regular expression matching the secret raw, percent-encoded (either case), form-encoded or JSON-escaped,
+    and any mixture of these."""
+    def hex_digits(number, width):
+        return "".join("[%s%s]" % (d.upper(), d.lower()) if d.isalpha() else d for d in "%0*x" % (width, number))
+
+    pieces = []
+    for char in secret:
+        variants = [re.escape(char), "".join("%" + hex_digits(byte, 2) for byte in char.encode("utf-8"))]
+        if char == " ":
+            variants.append(r"\+")
+        escaped = json_module.dumps(char)[1:-1]
+        if escaped != char:
+            variants.append(re.escape(escaped))
+        units = char.encode("utf-16-be")
+        variants.append("".join(r"\\u" + hex_digits(int.from_bytes(units[i:i + 2], "big"), 4)
+                                for i in range(0, len(units), 2)))
+        if char == "/":
+            variants.append(r"\\/")
+        pieces.append("(?:%s)" % "|".join(variants))
+    return re.compile("".join(pieces))
+
+
+def _count(value):
+    """A positive whole number the envelope gives (an int, or a string of digits), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    return value if isinstance(value, int) and value > 0 else None
+
+
+def _cursor_fields(page, data, full, behind, forward):
+    """The cursor fields of an envelope, filled in from its items where it lacks them.
+
+    full: the page holds as many items as were asked for; behind: the page was read from a cursor.
+    """
+    fields = dict((key, page.get(key)) for key in CURSOR_FIELDS)
+    if data:
+        if fields["cursor_start"] in (None, ""):
+            fields["cursor_start"] = data[0].get("id")
+        if fields["cursor_end"] in (None, ""):
+            fields["cursor_end"] = data[-1].get("id")
+    ahead, back = ("has_next", "has_prev") if forward else ("has_prev", "has_next")
+    if ahead not in page:
+        fields[ahead] = bool(data) and full
+    if back not in page:
+        fields[back] = behind
+    return fields
 
 
 def _reason(exc):
@@ -325,10 +599,38 @@ def _read_timed_out(exc):
     return isinstance(getattr(cause, "reason", None), ReadTimeoutError)
 
 
+def _chain(exc, depth=12):
+    """The exception and those it wraps (arguments, urllib3's reason, the explicit cause), outermost first."""
+    found, todo = [], [exc]
+    while todo and len(found) < depth:
+        current = todo.pop(0)
+        if not isinstance(current, BaseException) or any(current is known for known in found):
+            continue
+        found.append(current)
+        todo.extend([getattr(current, "reason", None), current.__cause__] + list(getattr(current, "args", ())))
+    return found
+
+
 def _never_connected(exc):
     """True where the request cannot have reached the server (refused, DNS, connect timeout)."""
-    if isinstance(exc, requests.exceptions.ConnectTimeout):
-        return True
-    text = repr(exc)
-    return any(marker in text for marker in (
-        "NewConnectionError", "ConnectTimeoutError", "NameResolutionError", "Connection refused"))
+    return any(isinstance(cause, NEVER_CONNECTED) for cause in _chain(exc))
+
+
+def _speaks_no_tls(exc):
+    """True where the TLS handshake was answered by something else: plain HTTP on an https URL's port."""
+    for cause in _chain(exc):
+        if isinstance(cause, ssl.SSLError) and (
+                getattr(cause, "reason", None) in NOT_TLS or any(text in str(cause).lower() for text in NOT_TLS_TEXT)):
+            return True
+    return False
+
+
+def _received(exc):
+    """How much of a cut-short answer arrived, as a phrase (empty when unknown)."""
+    for cause in _chain(exc):
+        partial, expected = getattr(cause, "partial", None), getattr(cause, "expected", None)
+        if isinstance(partial, bytes):
+            partial = len(partial)
+        if isinstance(partial, int) and isinstance(expected, int):
+            return " (%d of %d bytes arrived)" % (partial, partial + expected)
+    return ""

@@ -23,7 +23,7 @@ import ipaddress
 import time
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
-from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, backoff
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, backoff, json_kind
 
 STATE_OPTION = dict(type="str", choices=["present", "absent"], default="present")
 CREATE_ATTEMPTS = 3
@@ -126,6 +126,20 @@ class Resource(Module, metaclass=abc.ABCMeta):
         """The resource in messages, e.g. "branch 'dev' of database 'shop'"."""
         return "%s %r" % (self.kind, self.params.get("name"))
 
+    def read_record(self):
+        """read(), with what it found checked to be a record of this kind."""
+        return self.record(self.read())
+
+    def record(self, resource):
+        """A resource the API answered, or ApiError naming the request when it is not a record with its key.
+
+        None (missing) passes: it is what a read of something that does not exist gives.
+        """
+        if resource is None or (isinstance(resource, dict) and resource.get(self.key) not in (None, "")):
+            return resource
+        raise self.client.wrong_answer("the answer is not a %s record: %s" % (
+            self.kind, "it has no %s" % self.key if isinstance(resource, dict) else "it is %s" % json_kind(resource)))
+
     # The flow -------------------------------------------------------------------------------
 
     def run(self):
@@ -142,7 +156,7 @@ class Resource(Module, metaclass=abc.ABCMeta):
         because a misspelt parent name gives the same answer.
         """
         try:
-            return self.read()
+            return self.read_record()
         except ApiError as error:
             predicted = (self.ctx.check_mode and error.status == 404 and self.parent and not self.params.get("id")
                          and self.params["state"] == "present")
@@ -231,17 +245,17 @@ class Resource(Module, metaclass=abc.ABCMeta):
         """
         for attempt in range(1, CREATE_ATTEMPTS + 1):
             try:
-                return self.create(values), True
+                return self.record(self.create(values)), True
             except ApiError as error:
                 if error.outcome_unknown:
-                    found = self.recover(error)
+                    found = self.record(self.recover(error))
                     if found is not None:
                         return found, True
                     if attempt < CREATE_ATTEMPTS:
                         time.sleep(backoff(attempt, error.retry_after))
                         continue
                 elif error.status in CONFLICT_STATUSES:
-                    found = self.read()
+                    found = self.read_record()
                     if found is not None:
                         return found, False
                 raise
@@ -251,12 +265,12 @@ class Resource(Module, metaclass=abc.ABCMeta):
         may take several requests, and the lost one may have been applied)."""
         for attempt in range(1, CREATE_ATTEMPTS + 1):
             try:
-                return self.update(resource, changes)
+                return self.record(self.update(resource, changes))
             except ApiError as error:
                 if not error.outcome_unknown:
                     self.explain_refusal(error)
                     raise
-                found = self.read()
+                found = self.read_record()
                 if found is None:
                     raise
                 changes = self.differences(found)
@@ -267,21 +281,24 @@ class Resource(Module, metaclass=abc.ABCMeta):
                 resource = found
 
     def delete_once(self, resource):
+        """Delete; after an unknown outcome read back: gone is done, still there means nothing was deleted."""
         try:
             self.delete(resource)
         except ApiError as error:
             if not error.outcome_unknown:
                 self.explain_refusal(error)
                 raise
-            if self.read() is not None:
-                raise
+            if self.read_record() is not None:
+                raise ModuleFailure("%s Reading it back shows that %s still exists: the delete was not applied and "
+                                    "nothing was deleted. Run the task again later." % (error, self.label()),
+                                    status=error.status, error=error.as_dict())
 
     def explain_refusal(self, error):
         """A write the API refused (422) because of what guard() checks: fail with guard()'s sentence."""
         if error.status != 422:
             return
         try:
-            found = self.read()
+            found = self.read_record()
         except (ApiError, ModuleFailure):
             return  # the refusal itself is the better report
         try:

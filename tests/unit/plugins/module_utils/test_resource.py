@@ -425,3 +425,48 @@ def test_poll_stops_at_the_timeout_with_the_last_value(sleeps):
 def test_poll_intervals_are_capped(sleeps):
     poll(lambda: None, lambda v: False, timeout=100, longest=4.0)
     assert max(sleeps) == 4.0
+
+
+# Answers of the wrong shape and accurate sentences ------------------------------------------
+
+@pytest.mark.parametrize("record, said", [({}, "it has no name"), ({"id": "w1", "name": None}, "it has no name")])
+def test_a_read_answered_with_a_record_without_its_key_is_a_sentence(server, record, said):
+    server.script = [(200, record)]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, name="w", colour="blue")
+    assert caught.value.msg == ("GET /organizations/acme/widgets/w failed with HTTP 200: the answer is not a widget "
+                                "record: %s." % said)
+    assert writes(server) == []
+
+
+def test_a_create_answered_with_an_empty_object_is_a_sentence(server):
+    server.script = [NOT_FOUND, (201, {})]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, name="w", flavour="mint")
+    assert caught.value.msg == ("POST /organizations/acme/widgets failed with HTTP 201: the answer is not a widget "
+                                "record: it has no name.")
+
+
+def test_an_update_answered_with_a_list_is_a_sentence(server):
+    server.script = [(200, widget()), (200, [widget(colour="blue")])]
+    with pytest.raises(ModuleFailure, match="PATCH /organizations/acme/widgets/w failed with HTTP 200: the answer was "
+                                            "a list where a JSON object was expected"):
+        run(server, name="w", colour="blue")
+
+
+def test_a_delete_answered_500_that_reading_back_shows_not_applied_says_nothing_was_deleted(server):
+    server.script = [(200, widget()), (500, {"code": "internal_server_error", "message": "Internal Server Error"}),
+                     (200, widget())]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, name="w", state="absent")
+    assert caught.value.msg == (
+        "DELETE /organizations/acme/widgets/w failed with HTTP 500: internal_server_error, Internal Server Error. "
+        "Reading it back shows that widget 'w' still exists: the delete was not applied and nothing was deleted. "
+        "Run the task again later.")
+    assert "may have applied" not in caught.value.msg
+    assert caught.value.result["status"] == 500 and caught.value.result["error"]["method"] == "DELETE"
+
+
+def test_a_delete_answered_500_that_was_applied_is_done(server):
+    server.script = [(200, widget()), (500, {"code": "internal_server_error"}), NOT_FOUND]
+    assert run(server, name="w", state="absent")["changed"] is True

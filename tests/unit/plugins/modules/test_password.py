@@ -237,7 +237,8 @@ def test_a_renewal_lost_twice_says_how_to_get_a_secret_back(server):
 
 
 def test_an_update_that_stays_unknown_says_a_rerun_continues(server):
-    server.script = [page(password(1)), (502, {}), page(password(1)), (502, {}), page(password(1)), (502, {})]
+    server.script = [page(password(1)), (502, {}), page(password(1)), (502, {}), page(password(1)), (502, {}),
+                     page(password(1))]
     with pytest.raises(ModuleFailure) as caught:
         run(server, cidrs=["10.0.0.0/8"])
     assert caught.value.msg.endswith("running the task again reads what exists and continues from there.")
