@@ -356,8 +356,7 @@ def booleans_as_integers(argument_spec, params, prefix=""):
         if option.get("options"):
             for entry in value if isinstance(value, list) else [value]:
                 if isinstance(entry, dict):
-                    for found in booleans_as_integers(option["options"], entry, prefix + name + "."):
-                        yield found
+                    yield from booleans_as_integers(option["options"], entry, prefix + name + ".")
 
 
 def is_loopback(host):
