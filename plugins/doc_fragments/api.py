@@ -30,6 +30,9 @@ options:
   api_url:
     description:
       - The root of the resource API, including its version segment.
+      - A URL that carries a user name or password (C(user:password@host)) is refused; give the credentials
+        in their own options. A plain C(http) URL to a host other than this machine (C(localhost),
+        C(127.0.0.0/8), C(::1)) draws a warning, as the credentials would cross the network in clear text.
       - If not set, the environment variable E(PLANETSCALE_API_URL) is used.
     type: str
     default: https://api.planetscale.com/v1
@@ -67,11 +70,13 @@ options:
   validate_certs:
     description:
       - Whether to verify the TLS certificate of the server. Set to V(false) only for test servers.
+      - It has no effect on a plain C(http) URL; the module warns when it is V(false) with one.
     type: bool
     default: true
   ca_path:
     description:
       - A file of PEM certificates of the authorities to trust instead of the system's bundle.
+      - It has no effect on a plain C(http) URL; the module warns when it is set with one.
     type: path
 """
 
@@ -91,6 +96,9 @@ options:
   auth_url:
     description:
       - The root of the OAuth authorization server.
+      - A URL that carries a user name or password (C(user:password@host)) is refused. A plain C(http) URL to a
+        host other than this machine (C(localhost), C(127.0.0.0/8), C(::1)) draws a warning, as the client
+        secret and the tokens would cross the network in clear text.
       - If not set, the environment variable E(PLANETSCALE_AUTH_URL) is used.
     type: str
     default: https://auth.planetscale.com
@@ -112,6 +120,9 @@ options:
   auth_url:
     description:
       - The root of the OAuth authorization server.
+      - A URL that carries a user name or password (C(user:password@host)) is refused. A plain C(http) URL to a
+        host other than this machine (C(localhost), C(127.0.0.0/8), C(::1)) draws a warning, as the client
+        secret and the tokens would cross the network in clear text.
       - If not set, the environment variable E(PLANETSCALE_AUTH_URL) is used.
     type: str
     default: https://auth.planetscale.com
@@ -133,6 +144,9 @@ options:
   api_url:
     description:
       - The root of the resource API, including its version segment.
+      - A URL that carries a user name or password (C(user:password@host)) is refused; give the credentials
+        in their own options. A plain C(http) URL to a host other than this machine (C(localhost),
+        C(127.0.0.0/8), C(::1)) draws a warning, as the credentials would cross the network in clear text.
       - If not set, the environment variable E(PLANETSCALE_API_URL) is used.
     type: str
     default: https://api.planetscale.com/v1

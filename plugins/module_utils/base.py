@@ -11,6 +11,7 @@ entry point and the in-process action plugin) turn that into Ansible's result.
 from __future__ import annotations
 
 import copy
+import ipaddress
 import os
 import re
 from urllib.parse import urlsplit
@@ -65,6 +66,7 @@ HEADER_VALUE = re.compile(r"[\x21-\x7e]+")
 HEADER_OPTIONS = ("access_token", "service_token_id", "service_token")
 URL_OPTIONS = ("api_url", "auth_url")
 MAX_TIMEOUT = 86400
+LOOPBACK_NAMES = frozenset(("localhost",))
 
 # Every module accepts these, used or not, so that one module_defaults entry for
 # group/planetscale.cloud.all can set them for every module of the collection.
@@ -228,6 +230,9 @@ class Module:
 
     def validate(self):
         """Checks of the input that the argument spec cannot express. Raise ModuleFailure."""
+        boolean = next(booleans_as_integers(self.spec()["argument_spec"], self.params), None)
+        if boolean:
+            raise ModuleFailure("%s must be a whole number, not a boolean (true or false)." % boolean)
         if self.uses_credentials:
             self.choose_credentials()
         for name in ("organization",) + tuple(self.path_options):
@@ -243,9 +248,16 @@ class Module:
                 raise ModuleFailure("%s holds a space or a character an HTTP header cannot carry; check that it "
                                     "was copied whole." % name)  # never the value: it may be a secret
         for name in URL_OPTIONS:
-            if self.params.get(name) is not None and not _is_api_url(self.params[name]):
+            value = self.params.get(name)
+            if value is None:
+                continue
+            if "@" in value:  # never echoed: the part before the @ may be a password
+                raise ModuleFailure("%s must not carry a user name or password (user:password@host): the modules never "
+                                    "send them. Remove them from the URL and give the credentials in their own "
+                                    "options." % name)
+            if not _is_api_url(value):
                 raise ModuleFailure("%s must be an http or https URL without a query, such as %s, not %r." % (
-                    name, API_URL if name == "api_url" else AUTH_URL, self.params[name]))
+                    name, API_URL if name == "api_url" else AUTH_URL, value))
         if not 1 <= self.params.get("api_timeout", 1) <= MAX_TIMEOUT:
             raise ModuleFailure("api_timeout must be from 1 to %d seconds, not %s." % (MAX_TIMEOUT, self.params["api_timeout"]))
         if self.params.get("api_retries", 0) < 0:
@@ -259,8 +271,7 @@ class Module:
         """Validate, run, and return the result; every failure becomes a ModuleFailure."""
         try:
             self.validate()
-            if self.params.get("validate_certs") is False:
-                self.ctx.warn("validate_certs is false: the server's TLS certificate is not checked.")
+            self.warn_about_transport()
             result = self.run()
         except ApiError as error:
             raise ModuleFailure(self.explain(error), status=error.status, error=error.as_dict())
@@ -269,6 +280,31 @@ class Module:
                 self._client.close()
         result.setdefault("changed", False)
         return result
+
+    def urls_in_use(self):
+        """The names of the URL options this task sends requests to."""
+        names = ["api_url"] if self.uses_credentials else []
+        if self.uses_oauth_client or self.uses_auth_url:
+            names.append("auth_url")
+        return [name for name in names if self.params.get(name)]
+
+    def warn_about_transport(self):
+        """Warn where a URL in use sends credentials in clear text, or where a TLS setting has no effect."""
+        urls = dict((name, urlsplit(self.params[name])) for name in self.urls_in_use())
+        plain = [name for name, parts in urls.items() if parts.scheme == "http"]
+        for name in plain:
+            if not is_loopback(urls[name].hostname):
+                self.ctx.warn("%s is plain http to %s, which is not this machine: credentials and tokens would cross "
+                              "the network in clear text. Use https (plain http is for a server on localhost)."
+                              % (name, urls[name].hostname))
+        unchecked = self.params.get("validate_certs") is False
+        settings = [name for name, given in (("ca_path", self.params.get("ca_path")), ("validate_certs", unchecked))
+                    if given]
+        if settings and plain:
+            self.ctx.warn("%s %s no effect on %s: plain http has no TLS." % (
+                " and ".join(settings), "have" if len(settings) > 1 else "has", " and ".join(plain)))
+        if unchecked and len(plain) < len(urls):
+            self.ctx.warn("validate_certs is false: the server's TLS certificate is not checked.")
 
     def explain(self, error):
         """The failure sentence for an API error: what failed, where, and what to do."""
@@ -305,6 +341,34 @@ class InfoModule(Module):
 def is_name(value):
     """Whether a value can name something in an API path: not blank, not . or .., no control or path character."""
     return value.strip() not in ("", ".", "..") and not any(ord(c) < 32 or c in NOT_IN_NAMES for c in value)
+
+
+def booleans_as_integers(argument_spec, params, prefix=""):
+    """The options of type int (or lists of int) given a boolean, suboptions named parent.child.
+
+    A boolean is an int to Python, so the argument spec lets true and false through.
+    """
+    for name, option in argument_spec.items():
+        value = (params or {}).get(name)
+        values = value if option.get("elements") == "int" and isinstance(value, list) else [value]
+        if "int" in (option.get("type"), option.get("elements")) and any(isinstance(v, bool) for v in values):
+            yield prefix + name
+        if option.get("options"):
+            for entry in value if isinstance(value, list) else [value]:
+                if isinstance(entry, dict):
+                    yield from booleans_as_integers(option["options"], entry, prefix + name + ".")
+
+
+def is_loopback(host):
+    """Whether a URL's host is this machine: localhost, 127.0.0.0/8 or ::1."""
+    if not host:
+        return False
+    if host.lower().rstrip(".") in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _is_api_url(value):

@@ -16,7 +16,7 @@ import time
 from datetime import datetime, timedelta, timezone
 from email.utils import mktime_tz, parsedate_tz
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, backoff
 
 TOKEN_PATH = "/oauth/token"
@@ -24,6 +24,10 @@ TOKEN_INFO_PATH = "/oauth/token/info"
 GRANT_FIELDS = dict(authorization_code=("code", "redirect_uri"), refresh_token=("refresh_token",))
 INFO_FIELDS = ("scope", "client_id", "token_type", "exp", "iat", "sub")
 KEPT_FIELDS = ("token_type", "expires_in", "expires_at", "scope", "scopes")
+# The tokens an answer must hold: the platform issues a refresh token with every grant, the code's included.
+ISSUED_FIELDS = ("access_token", "refresh_token")
+RECORD_FIELDS = ("token", "plain_text_refresh_token")  # the deprecated application-token endpoint's
+JSON_TYPES = ((bool, "boolean"), (str, "string"), ((int, float), "number"), (list, "list"))
 ISO8601 = re.compile(r"^(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(?:[.,]\d+)?(Z|[+-]\d\d:?\d\d)?$", re.IGNORECASE)
 
 AUTHORIZE_AGAIN = "send the user through the OAuth application's authorization step again"
@@ -64,6 +68,12 @@ LOST_THEN_REFUSED = {
     "refresh_token": "The answer to the first request was lost after it was sent, and sending the refresh token "
                      "again was refused: the first request used it up and issued new tokens that were never "
                      "received; " + AUTHORIZE_AGAIN + ".",
+}
+NO_TOKEN = {
+    "authorization_code": "The code may be used up: run the task once more, and if that fails with an invalid grant, "
+                          + AUTHORIZE_AGAIN + ".",
+    "refresh_token": "Keep the refresh token you have and run the task once more; if that fails with an invalid "
+                     "grant, " + AUTHORIZE_AGAIN + ".",
 }
 INFO_UNAUTHORIZED = "The OAuth server wants a bearer access token: check access_token (or PLANETSCALE_ACCESS_TOKEN)."
 
@@ -175,6 +185,34 @@ def refresh_reason(info, min_ttl):
 def kept_token(info):
     """The token result when the current token is kept: its lifetime and scopes (the caller has the secrets)."""
     return dict((key, info.get(key)) for key in KEPT_FIELDS)
+
+
+def missing_tokens(body, fields):
+    """The fields of a token answer that hold no token (absent, empty or not text); all if it is not an object."""
+    if not isinstance(body, dict):
+        return list(fields)
+    return [name for name in fields if not (isinstance(body.get(name), str) and body[name].strip())]
+
+
+def require_tokens(body, fields, where, grant_type, server):
+    """Raise ModuleFailure unless the answer of a grant holds every token of fields.
+
+    A success without a token must not pass for one: whoever keeps the result would replace the
+    only refresh token they have with nothing. The sentence names the missing fields, never a value;
+    server says where the answer should have come from ("auth_url is the platform's OAuth server").
+    """
+    missing = missing_tokens(body, fields)
+    if not missing:
+        return
+    if body is None:
+        shape = "an empty answer"
+    elif not isinstance(body, dict):
+        shape = "a JSON %s instead of an object" % next(
+            (name for kind, name in JSON_TYPES if isinstance(body, kind)), "value")
+    else:
+        shape = "an answer without %s" % " and ".join(missing)
+    raise ModuleFailure("%s succeeded with %s, which is no token: the task fails so that the token you keep is not "
+                        "replaced. Check that %s. %s" % (where, shape, server, NO_TOKEN[grant_type]))
 
 
 def grant_form(params):

@@ -89,6 +89,8 @@ notes:
   - RV(token) holds new secrets by design. Put C(no_log=true) on the task, and keep the token where
     only the next play reads it (a fact, a vault, a secret store).
   - The service token options and O(api_url) serve only the deprecated application-token endpoint.
+  - An answer without an access token and a refresh token (the platform issues both with every grant) fails the task,
+    so that a saved token is never replaced by nothing.
   - When the answer to a grant is lost (a dropped connection, a timeout, HTTP 500, 502 or 504), the grant
     is sent once more. If the first request was applied, the code or refresh token is used up and the
     tokens it issued are lost; the task then fails and says so.
@@ -199,8 +201,8 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import r
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
     ACCESS_TOKEN_OPTION, API_URL_OPTION, SERVICE_TOKEN_OPTIONS, ModuleFailure)
 from ansible_collections.planetscale.cloud.plugins.module_utils.oauth import (
-    GRANT_FIELDS, TOKEN_PATH, OAuthModule, application_token_hint, grant_form, http_date, issued_token, kept_token,
-    recorded_token, refresh_reason, server_now, token_hint)
+    GRANT_FIELDS, ISSUED_FIELDS, RECORD_FIELDS, TOKEN_PATH, OAuthModule, application_token_hint, grant_form,
+    http_date, issued_token, kept_token, recorded_token, refresh_reason, require_tokens, server_now, token_hint)
 
 
 class Token(OAuthModule):
@@ -270,7 +272,9 @@ class Token(OAuthModule):
 
     def grant(self):
         sent = time.time()
-        body = self.send_grant(lambda: self.client.post(TOKEN_PATH, data=grant_form(self.params))) or {}
+        body = self.send_grant(lambda: self.client.post(TOKEN_PATH, data=grant_form(self.params)))
+        require_tokens(body, ISSUED_FIELDS, "POST " + TOKEN_PATH, self.params["grant_type"],
+                       "auth_url is the platform's OAuth server")
         return dict(token=issued_token(body, http_date(self.client.server_date) or sent))
 
     def grant_at_application(self):
@@ -278,10 +282,15 @@ class Token(OAuthModule):
         api = self.make_client(params["api_url"], "%s:%s" % (params["service_token_id"], params["service_token"]))
         try:
             url = self.org_path("oauth-applications", params["application_id"], "token")
-            record = self.send_grant(lambda: api.post(url, json=grant_form(params))) or {}
+            record = self.send_grant(lambda: api.post(url, json=grant_form(params)))
+            require_tokens(record, RECORD_FIELDS, "POST " + url, params["grant_type"],
+                           "api_url is the platform's API")
             return dict(token=recorded_token(record, server_now(api)), token_record=record)
         finally:
             api.close()
+
+    def urls_in_use(self):
+        return super().urls_in_use() + (["api_url"] if self.params.get("application_id") else [])
 
     def oauth_hint(self, error):
         if error.path == TOKEN_PATH:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import mode
 
 MAIN = "/organizations/acme/databases/app/branches/main"
@@ -25,8 +27,9 @@ def test_demo(ansible, emulator, tmp_path):
     output = tmp_path / "demo"
     extra_vars = demo_vars(emulator, output)
 
-    # the output directory, the team, the branch, its password and connection file, the tokens and their file, the report
-    first = ansible.playbook("planetscale.cloud.demo", tmp_path, extra_vars=extra_vars).succeeded(changed=8)
+    # the output directory, the team, the branch, its password and connection file, the tokens and their file, the
+    # report and its JSON
+    first = ansible.playbook("planetscale.cloud.demo", tmp_path, extra_vars=extra_vars).succeeded(changed=9)
     for said in ("Acting as admin@acme.test in organization acme.",
                  "app can use us-east, us-west, eu-west, ap-northeast; its default region is us-east.",
                  "Engineering has 4 members:",
@@ -39,6 +42,7 @@ def test_demo(ansible, emulator, tmp_path):
     assert mode(output / "preview-connection.json") == "0o600" and mode(output / "oauth-token.json") == "0o600"
     report = (output / "audit.md").read_text()
     assert "## Teams (3)" in report and "## Query-pattern reports of branch main (3)" in report
+    assert len(json.loads((output / "audit.json").read_text())["query_pattern_reports"]) == 3
 
     emulator.clear_requests()
     ansible.playbook("planetscale.cloud.demo", tmp_path, extra_vars=extra_vars).succeeded(changed=0)
@@ -149,15 +153,15 @@ def test_rotate_password_needs_exactly_one(ansible, emulator, tmp_path):
 def test_audit(ansible, emulator, tmp_path):
     emulator.control("POST", "/seed", dict(reports=dict(branch="main", count=2)))
     emulator.api("POST", MAIN + "/passwords", dict(name="ci", role="reader", cidrs=["192.0.2.0/24"]))
-    report_path = tmp_path / "audit.md"
+    report_path, json_path = tmp_path / "audit.md", tmp_path / "audit.json"
     audit = dict(audit_database="app", audit_report_path="audit.md")  # relative to where it runs
 
     emulator.clear_requests()
-    ansible.playbook("planetscale.cloud.audit", tmp_path, extra_vars=audit, check=True).succeeded(changed=1)
-    assert emulator.writes() == [] and not report_path.exists()
+    ansible.playbook("planetscale.cloud.audit", tmp_path, extra_vars=audit, check=True).succeeded(changed=2)
+    assert emulator.writes() == [] and not report_path.exists() and not json_path.exists()
 
-    done = ansible.playbook("planetscale.cloud.audit", tmp_path, extra_vars=audit).succeeded(changed=1)
-    assert "The audit of acme is in %s" % report_path in done.output
+    done = ansible.playbook("planetscale.cloud.audit", tmp_path, extra_vars=audit).succeeded(changed=2)
+    assert "The audit of acme is in %s and %s" % (report_path, json_path) in done.output
     report = report_path.read_text()
     for line in ("# PlanetScale audit: acme",
                  "The audit ran as **admin@acme.test**",
@@ -170,7 +174,47 @@ def test_audit(ansible, emulator, tmp_path):
                  "## Query-pattern reports of branch main (2)"):
         assert line in report, line
     assert "pscale_" not in report
+    records = json.loads(json_path.read_text())
+    assert (records["organization"], records["database"], records["branch"]) == ("acme", "app", "main")
+    assert sorted(team["slug"] for team in records["teams"]) == ["engineering", "everyone", "sso-admins"]
+    assert len(records["team_members"]["everyone"]) == 260
+    assert [p["name"] for p in records["passwords"]] == ["ci"] and len(records["query_pattern_reports"]) == 2
+    assert "pscale_" not in json_path.read_text()
 
     emulator.clear_requests()
     ansible.playbook("planetscale.cloud.audit", tmp_path, extra_vars=audit).succeeded(changed=0)
     assert emulator.writes() == []
+
+
+FORGED = "x\n# Forged\n| a |"
+
+
+def test_audit_writes_api_text_into_markdown_as_text_and_verbatim_into_json(ansible, emulator, tmp_path):
+    emulator.api("POST", "/organizations/acme/teams", dict(name="Forgers *bold* [link](http://x) <b>", description=(
+        FORGED + "\n\n## Forged section\n- forged item\n<script>alert(1)</script>\n```\nfenced")))
+    audit = dict(audit_database="app", audit_report_path="audit.md")
+    ansible.playbook("planetscale.cloud.audit", tmp_path, extra_vars=audit).succeeded(changed=2)
+    report = (tmp_path / "audit.md").read_text()
+    lines = report.splitlines()
+    assert not [line for line in lines if "Forged" in line and line.lstrip().startswith(("#", "|", "-"))]
+    assert "| a |" not in report and "<script>" not in report and "```" not in report
+    assert "x<br>\\# Forged<br>\\| a \\|<br><br>\\#\\# Forged section<br>- forged item<br>" in report
+    assert "### Forgers \\*bold\\* \\[link\\](http://x) \\<b\\>" in lines
+    assert [line for line in lines if line.startswith("## ")] == [
+        "## Credentials", "## Teams (4)", "## Regions of database app (4)", "## Branches of database app (1)",
+        "## Passwords of branch main (0)", "## Query-pattern reports of branch main (0)"]
+    markdown_it = pytest.importorskip("markdown_it")  # .venv/new has it (through ansible-lint's rich)
+    tokens = markdown_it.MarkdownIt("commonmark").enable("table").parse(report)
+    assert len([t for t in tokens if t.type == "tr_open"]) == 5 + 5 + 2  # the teams, regions and branches tables
+    assert not [t for t in tokens if t.type in ("html_block", "fence", "code_block")]
+    blocks = []  # the block that holds each text of the forging team: its table cell, its heading, its paragraph
+    for index, token in enumerate(tokens):
+        if token.type == "inline" and "Forge" in token.content:
+            blocks.append(next(t.type for t in reversed(tokens[:index]) if t.nesting == 1 and t.level < token.level))
+            assert not [c for c in token.children if c.type in ("html_inline", "link_open", "strong_open", "em_open")
+                        and c.content != "<br>"]
+    assert blocks == ["td_open", "heading_open", "paragraph_open"]
+
+    records = json.loads((tmp_path / "audit.json").read_text())
+    forgers = next(team for team in records["teams"] if team["name"].startswith("Forgers"))
+    assert forgers["description"].startswith(FORGED) and forgers["description"].endswith("```\nfenced")

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -265,6 +267,116 @@ def test_oauth_session_says_when_the_kept_token_is_refused(ansible, tmp_path):
     ansible.playbook(play, tmp_path, oauth_only=True).failed(
         "invalid_grant",
         "The token kept in %s no longer works: delete the file and run again with a new oauth_session_code." % token_file)
+
+
+KEPT = dict(access_token="pscale_oauth_kept0access", refresh_token="pscale_ref_kept0refresh", token_type="Bearer",
+            expires_at="2026-11-22T03:12:30Z", scopes=["read_user"])
+
+
+class TokenAnswers:
+    """An OAuth server on loopback that answers every grant 200 with one body, and every token 'inactive'.
+
+    The emulator's fault rules answer errors only; this is the success without a token that a broken
+    proxy or server may send.
+    """
+
+    def __init__(self, body):
+        self.grants = 0
+        answers = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _answer(self, data):
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self):  # pylint: disable=invalid-name
+                self._answer(b'{"active": false}')
+
+            def do_POST(self):  # pylint: disable=invalid-name
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                answers.grants += 1
+                self._answer(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d" % self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.mark.parametrize("body, missing", [
+    (b"{}", "an answer without access_token and refresh_token"),
+    (b"null", "an empty answer"),
+    (b'{"access_token": "pscale_oauth_half0issued", "token_type": "Bearer", "expires_in": 3600}',
+     "an answer without refresh_token"),
+])
+def test_oauth_session_keeps_its_file_when_the_answer_holds_no_token(ansible, tmp_path, body, missing):
+    token_file = tmp_path / "token.json"
+    token_file.write_text(json.dumps(KEPT))
+    kept = token_file.read_text()
+    server = TokenAnswers(body)
+    try:
+        play = ansible.role_play(tmp_path, "oauth_session", dict(oauth_session_token_file=str(token_file),
+                                                                 oauth_session_auth_url=server.url))
+        ansible.playbook(play, tmp_path, oauth_only=True).failed(
+            "POST /oauth/token succeeded with %s, which is no token: the task fails so that the token you keep is "
+            "not replaced." % missing)
+        assert server.grants == 1
+    finally:
+        server.close()
+    assert token_file.read_text() == kept
+    ansible.assert_no_secret(KEPT["access_token"], KEPT["refresh_token"], "pscale_oauth_half0issued")
+
+
+# A token action that reports new tokens without a refresh token: a bug the role must survive.
+BROKEN_TOKEN_ACTION = """
+from ansible.plugins.action import ActionBase
+
+
+class ActionModule(ActionBase):
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        result.update(changed=True, token=dict(access_token="pscale_oauth_broken0module", refresh_token=None,
+                                               token_type="Bearer", expires_at=None, scopes=[]))
+        return result
+"""
+
+
+def collection_with(tmp_path, relative_path, text):
+    """A collections path where planetscale.cloud is this working tree but for one file (links elsewhere)."""
+    root = tmp_path / "overlay"
+    here, source = root / "ansible_collections" / "planetscale" / "cloud", ROOT
+    parts = relative_path.split("/")
+    for depth, part in enumerate(parts):
+        here.mkdir(parents=True)
+        for entry in os.listdir(source):
+            if entry != part:
+                os.symlink(os.path.join(source, entry), str(here / entry))
+        if depth < len(parts) - 1:
+            here, source = here / part, os.path.join(source, part)
+    (here / parts[-1]).write_text(text)
+    return str(root)
+
+
+def test_oauth_session_never_writes_an_incomplete_token_whatever_the_module_says(ansible, tmp_path):
+    token_file = tmp_path / "token.json"
+    token_file.write_text(json.dumps(KEPT))
+    kept = token_file.read_text()
+    collections = collection_with(tmp_path, "plugins/action/token.py", BROKEN_TOKEN_ACTION)
+    play = ansible.role_play(tmp_path, "oauth_session", dict(oauth_session_token_file=str(token_file)))
+    ansible.playbook(play, tmp_path, oauth_only=True, collections_path=collections).failed(
+        "The token task reported new tokens without an access token and a refresh token; nothing was kept, and %s "
+        "still holds the previous token." % token_file)
+    assert token_file.read_text() == kept
+    ansible.assert_no_secret(KEPT["access_token"], KEPT["refresh_token"], "pscale_oauth_broken0module")
 
 
 @pytest.mark.parametrize("role, role_vars, message", [

@@ -94,9 +94,13 @@ WITH_PATH_CHARACTER = st.builds(lambda a, c, b: a + c + b, TEXT, st.sampled_from
 NOT_A_NAME = st.one_of(WITH_PATH_CHARACTER, st.sampled_from(["", " ", ".", "..", "\u3000"]))
 NOT_A_CIDR = st.one_of(TEXT.filter(lambda s: not _is_network(s)),
                        st.sampled_from(["10.0.0.0/33", "300.1.1.1", "::g", "10.0.0.0/8/8", "10.0.0.0/-1", ""]))
+URL_PASSWORD = "pw-in-the-url"  # the failure sentence must never echo a URL's user or password
 BAD_URL = st.one_of(st.sampled_from(["", "api.planetscale.com/v1", "ftp://x/v1", "http://[::1", "http://h:99999/v1",
                                      "http://h:0/v1", "https:///v1", "http://h/v1?x=1", "http://h/v1#f"]),
                     TEXT.filter(lambda s: "://" not in s))
+URL_WITH_USER = st.sampled_from(["https://ci:%s@api.planetscale.invalid/v1" % URL_PASSWORD,
+                                 "http://%s@127.0.0.1:9/v1" % URL_PASSWORD, "https://ci:%s@h:99999/v1" % URL_PASSWORD,
+                                 "ci:%s@h/v1" % URL_PASSWORD])
 BAD_HEADER = st.builds(lambda a, c, b: "x" + a + c + b, TEXT, st.sampled_from([" ", "\n", "\r", "\x7f", "\u00e9", "\u20ac"]), TEXT)
 
 
@@ -114,6 +118,7 @@ def _local_changes(module):
     options = []
     for name in INTS.get(module, ()) + ("api_timeout", "api_retries"):
         options.append(st.tuples(st.just("%s, not an integer" % name), st.fixed_dictionaries({name: NOT_INT})))
+        options.append(st.tuples(st.just("%s, a boolean" % name), st.fixed_dictionaries({name: st.booleans()})))
     for name in BOOLS.get(module, ()) + ("validate_certs",):
         options.append(st.tuples(st.just("%s, not a boolean" % name), st.fixed_dictionaries({name: NOT_BOOL})))
     for name in CHOICES.get(module, ()):
@@ -158,6 +163,8 @@ def _local_changes(module):
         lambda key, value: {key: value}, st.sampled_from(["nmae", "timeout", "validate_cert", "org"]), TEXT)))
     url_option = "auth_url" if module in ("token", "token_info") else "api_url"
     options.append(st.tuples(st.just("%s, not an API URL" % url_option), st.fixed_dictionaries({url_option: BAD_URL})))
+    options.append(st.tuples(st.just("%s, with a user and password" % url_option),
+                             st.fixed_dictionaries({url_option: URL_WITH_USER})))
     if module not in ("token", "token_info"):
         options.append(st.tuples(st.just("access_token with the service token"),
                                  st.just({"access_token": "not-an-access-token-the-emulator-issued"})))
@@ -265,6 +272,8 @@ def _check_failures(run, cases, figures, must_fail):
         elif task.failed and ("Task failed: " in msg or "object at 0x" in msg or "exception" in task.result
                               or "module_stderr" in task.result):
             problems.append("%s: not a sentence of the module's: %s" % (task.name, msg))
+        elif task.failed and URL_PASSWORD in msg:
+            problems.append("%s: the message echoes the password of a URL: %s" % (task.name, msg))
     assert problems == [], "\n".join(problems[:20])
 
 

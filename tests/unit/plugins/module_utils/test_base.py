@@ -3,10 +3,14 @@
 
 from __future__ import annotations
 
+import importlib
+import os
+
 import pytest
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, Module, ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
+    InfoModule, Module, ModuleFailure, TaskContext, booleans_as_integers)
 
 SECRET = "pscale_tkn_s3cret"
 
@@ -195,7 +199,7 @@ def test_disabled_certificate_checks_warn(server):
     server.default = (200, {"data": [], "next_page": None})
     ctx = TaskContext()
     Probe(params(server, validate_certs=False), ctx).execute()
-    assert any("validate_certs" in w for w in ctx.warnings)
+    assert ctx.warnings == ["validate_certs has no effect on api_url: plain http has no TLS."]
 
 
 def test_task_context_forwards_warnings_and_deprecations():
@@ -211,3 +215,122 @@ def test_module_without_organization_accepts_it_unused_and_unrequired():
         uses_organization = False
 
     assert NoOrg.spec()["argument_spec"]["organization"] == {"type": "str", "no_log": False}
+
+
+# A boolean given for an integer option -------------------------------------------------------------
+
+PLUGINS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), os.pardir,
+                       os.pardir, "plugins")
+
+
+def module_class_of(name):
+    """The Module subclass a module file defines (its action plugin's module_class)."""
+    module = importlib.import_module("ansible_collections.planetscale.cloud.plugins.modules." + name)
+    return next(value for value in vars(module).values() if isinstance(value, type) and issubclass(value, Module)
+                and value.__module__ == module.__name__)
+
+
+MODULE_CLASSES = dict((name, module_class_of(name)) for name in sorted(
+    f[:-3] for f in os.listdir(os.path.join(PLUGINS, "modules")) if f.endswith(".py") and not f.startswith("_")))
+INTEGER_OPTIONS = [(module, option) for module, module_class in MODULE_CLASSES.items()
+                   for option, spec in sorted(module_class.spec()["argument_spec"].items()) if spec["type"] == "int"]
+
+
+def test_the_integer_options_are_found_in_every_modules_spec():
+    found = set(option for _module, option in INTEGER_OPTIONS)
+    assert found == {"api_timeout", "api_retries", "limit", "wait_timeout", "ttl", "min_ttl"}
+    assert len(set(module for module, _option in INTEGER_OPTIONS)) == len(MODULE_CLASSES) == 12
+
+
+@pytest.mark.parametrize("check_mode", [False, True], ids=["run", "check_mode"])
+@pytest.mark.parametrize("value", [True, False])
+@pytest.mark.parametrize("module, option", INTEGER_OPTIONS)
+def test_a_boolean_for_an_integer_option_is_refused_before_any_request(server, module, option, value, check_mode):
+    module_class = MODULE_CLASSES[module]
+    spec = module_class.spec()
+    spec.pop("supports_check_mode")
+    validation = ArgumentSpecValidator(**spec).validate({option: value})
+    assert validation.validated_parameters[option] is value  # what the argument spec lets through
+    values = dict((name, option_spec.get("default")) for name, option_spec in spec["argument_spec"].items())
+    values.update(api_url=server.url + "/v1", auth_url=server.url)
+    values[option] = value
+    with pytest.raises(ModuleFailure) as caught:
+        module_class(values, TaskContext(check_mode=check_mode)).execute()
+    assert caught.value.msg == "%s must be a whole number, not a boolean (true or false)." % option
+    assert server.requests == []
+
+
+def test_booleans_are_found_in_lists_of_integers_and_in_suboptions():
+    spec = dict(ports=dict(type="list", elements="int"), rule=dict(type="dict", options=dict(size=dict(type="int"))),
+                rules=dict(type="list", elements="dict", options=dict(weight=dict(type="int"))),
+                flag=dict(type="bool"), count=dict(type="int"))
+    given = dict(ports=[1, True], rule=dict(size=False), rules=[dict(weight=2), dict(weight=True)], flag=True, count=3)
+    assert list(booleans_as_integers(spec, given)) == ["ports", "rule.size", "rules.weight"]
+    assert list(booleans_as_integers(spec, dict(ports=[1], rule=None, rules=None, flag=False, count=0))) == []
+
+
+# URLs ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("option", ["api_url", "auth_url"])
+@pytest.mark.parametrize("url", ["https://ci-user:pw-s3cret@api.example.com/v1", "https://pw-s3cret@api.example.com/v1",
+                                 "http://:pw-s3cret@127.0.0.1:9/v1", "http://ci-user:pw-s3cret@api.example.com:99999/v1",
+                                 "ci-user:pw-s3cret@api.example.com/v1", "https://ci-user:pw%2Fs3cret@[::1/v1"])
+def test_a_url_with_a_user_or_password_is_refused_without_echoing_it(server, option, url):
+    with pytest.raises(ModuleFailure) as caught:
+        Probe(params(server, **{option: url})).execute()
+    msg = caught.value.msg
+    assert msg.startswith("%s must not carry a user name or password (user:password@host)" % option)
+    for part in ("s3cret", "ci-user", "api.example.com", "127.0.0.1", "::1"):
+        assert part not in msg
+    assert server.requests == []
+
+
+@pytest.mark.parametrize("url", ["ftp://h/v1", "http://h:99999/v1", "http://h/v1?x=1"])
+def test_a_url_that_is_not_an_api_url_is_quoted_in_the_sentence(server, url):
+    with pytest.raises(ModuleFailure) as caught:
+        Probe(params(server, api_url=url)).execute()
+    assert caught.value.msg == "api_url must be an http or https URL without a query, such as %s, not %r." % (
+        "https://api.planetscale.com/v1", url)
+
+
+def transport_warnings(module_class=Probe, **overrides):
+    ctx = TaskContext()
+    module_class(params(**overrides), ctx).warn_about_transport()
+    return ctx.warnings
+
+
+@pytest.mark.parametrize("url, host", [("http://api.example.com/v1", "api.example.com"),
+                                       ("http://10.0.0.5:8080/v1", "10.0.0.5"), ("http://[2001:db8::1]/v1", "2001:db8::1"),
+                                       ("http://localhost.example.com/v1", "localhost.example.com")])
+def test_plain_http_to_another_host_warns_that_credentials_cross_in_clear_text(url, host):
+    assert transport_warnings(api_url=url) == [
+        "api_url is plain http to %s, which is not this machine: credentials and tokens would cross the network in "
+        "clear text. Use https (plain http is for a server on localhost)." % host]
+
+
+@pytest.mark.parametrize("url", ["http://localhost:8080/v1", "http://LOCALHOST/v1", "http://127.0.0.1/v1",
+                                 "http://127.1.2.3:9/v1", "http://[::1]:9/v1", "https://api.example.com/v1"])
+def test_https_or_plain_http_on_this_machine_does_not_warn(url):
+    assert transport_warnings(api_url=url) == []
+
+
+def test_tls_settings_with_a_plain_http_url_warn_that_they_have_no_effect(tmp_path):
+    assert transport_warnings(api_url="http://127.0.0.1/v1", ca_path=str(tmp_path)) == [
+        "ca_path has no effect on api_url: plain http has no TLS."]
+    assert transport_warnings(api_url="http://127.0.0.1/v1", ca_path=str(tmp_path), validate_certs=False) == [
+        "ca_path and validate_certs have no effect on api_url: plain http has no TLS."]
+    assert transport_warnings(api_url="https://api.example.com/v1", ca_path=str(tmp_path)) == []
+    assert transport_warnings(api_url="https://api.example.com/v1", validate_certs=False) == [
+        "validate_certs is false: the server's TLS certificate is not checked."]
+
+
+def test_only_the_urls_a_module_sends_to_are_judged():
+    class OAuthOnly(Module):
+        uses_credentials = False
+        uses_organization = False
+        uses_auth_url = True
+
+    warned = transport_warnings(OAuthOnly, api_url="http://api.example.com/v1", auth_url="http://auth.example.com")
+    assert [w.split(" ")[0] for w in warned] == ["auth_url"]
+    assert transport_warnings(OAuthOnly, api_url="http://api.example.com/v1", auth_url="http://127.0.0.1:9",
+                              validate_certs=False) == ["validate_certs has no effect on auth_url: plain http has no TLS."]

@@ -138,6 +138,28 @@ def test_grant_form_has_the_fields_of_the_grant_only(grant, fields):
     assert oauth.grant_form(params) == fields
 
 
+@pytest.mark.parametrize("body, missing", [
+    (dict(access_token="a", refresh_token="r"), []),
+    (dict(access_token="a", refresh_token=""), ["refresh_token"]),
+    (dict(access_token=1, refresh_token="r"), ["access_token"]),
+    ({}, ["access_token", "refresh_token"]),
+    (None, ["access_token", "refresh_token"]),
+    ([dict(access_token="a", refresh_token="r")], ["access_token", "refresh_token"]),
+])
+def test_missing_tokens_are_absent_empty_or_not_text(body, missing):
+    assert oauth.missing_tokens(body, oauth.ISSUED_FIELDS) == missing
+
+
+@pytest.mark.parametrize("body, shape", [(7, "a JSON number"), (True, "a JSON boolean"), (2.5, "a JSON number")])
+def test_require_tokens_names_the_json_type_of_an_answer_that_is_no_object(body, shape):
+    with pytest.raises(base.ModuleFailure) as caught:
+        oauth.require_tokens(body, oauth.ISSUED_FIELDS, "POST /oauth/token", "refresh_token", "auth_url is right")
+    assert caught.value.msg.startswith("POST /oauth/token succeeded with %s instead of an object, which is no token"
+                                       % shape)
+    assert oauth.require_tokens(dict(access_token="a", refresh_token="r"), oauth.ISSUED_FIELDS, "POST /oauth/token",
+                                "refresh_token", "auth_url is right") is None
+
+
 # The error sentences ----------------------------------------------------------------------------
 
 def error(status, code=None, outcome_unknown=False, path=oauth.TOKEN_PATH):

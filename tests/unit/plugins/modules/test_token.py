@@ -316,3 +316,57 @@ def test_secret_options_are_no_log_and_the_environment_fills_the_rest(monkeypatc
     assert (validation.validated_parameters["client_id"], validation.validated_parameters["access_token"]) == (
         "env-cid", ACCESS)
     assert {CLIENT_SECRET, ACCESS, REFRESH} <= validation._no_log_values
+
+
+@pytest.mark.parametrize("grant", [exchange(), refresh()], ids=["authorization_code", "refresh_token"])
+@pytest.mark.parametrize("body, shape", [
+    ({}, "an answer without access_token and refresh_token"),
+    (b"null", "an empty answer"),
+    (b"", "an empty answer"),
+    ([], "a JSON list instead of an object"),
+    ("pscale_oauth_new", "a JSON string instead of an object"),
+    (dict(access_token="pscale_oauth_new", token_type="Bearer", expires_in=3600), "an answer without refresh_token"),
+    (dict(access_token=None, refresh_token="pscale_ref_new"), "an answer without access_token"),
+    (dict(access_token="pscale_oauth_new", refresh_token=" "), "an answer without refresh_token"),
+    (dict(access_token=["pscale_oauth_new"], refresh_token="pscale_ref_new"), "an answer without access_token"),
+])
+def test_an_answer_without_both_tokens_fails_and_returns_nothing_to_keep(server, grant, body, shape):
+    server.script = [(200, body)]
+    failure = fails(server, **grant)
+    assert failure.msg.startswith("POST /oauth/token succeeded with %s, which is no token: the task fails so that the "
+                                  "token you keep is not replaced. Check that auth_url is the platform's OAuth server."
+                                  % shape)
+    assert ("The code may be used up" if grant["grant_type"] == "authorization_code"
+            else "Keep the refresh token you have") in failure.msg
+    assert failure.result == {} and len(server.requests) == 1
+    for secret in ("pscale_oauth_new", "pscale_ref_new", REFRESH, CODE, CLIENT_SECRET):
+        assert secret not in failure.msg
+
+
+@pytest.mark.parametrize("record, missing", [
+    ({}, "token and plain_text_refresh_token"),
+    (dict(RECORD, plain_text_refresh_token=None), "plain_text_refresh_token"),
+    (dict(RECORD, token=""), "token"),
+])
+def test_a_deprecated_endpoint_answer_without_both_tokens_fails(server, record, missing):
+    server.script = [(200, record)]
+    failure = fails(server, **refresh(application_id="app1", organization="acme", api_url=server.url + "/v1",
+                                      service_token_id="svc", service_token=SERVICE_SECRET))
+    assert failure.msg.startswith("POST /organizations/acme/oauth-applications/app1/token succeeded with an answer "
+                                  "without %s, which is no token" % missing)
+    assert "Check that api_url is the platform's API." in failure.msg
+    assert "pscale_oauth_new" not in failure.msg and "pscale_ref_new" not in failure.msg
+
+
+def test_a_plain_http_auth_url_to_another_host_warns_and_the_unused_api_url_does_not(server):
+    ctx = TaskContext()
+    Token(params(server, auth_url="http://auth.example.com", api_url="http://api.example.com/v1", **refresh()),
+          ctx).warn_about_transport()
+    assert ctx.warnings == ["auth_url is plain http to auth.example.com, which is not this machine: credentials and "
+                            "tokens would cross the network in clear text. Use https (plain http is for a server on "
+                            "localhost)."]
+    ctx = TaskContext()
+    Token(params(server, api_url="http://api.example.com/v1", **refresh(
+        application_id="app1", organization="acme", service_token_id="svc", service_token=SERVICE_SECRET)),
+        ctx).warn_about_transport()
+    assert [warning.split(" ")[0] for warning in ctx.warnings] == ["api_url"]
