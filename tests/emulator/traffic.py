@@ -76,6 +76,8 @@ class FaultRule(BaseModel):
 
     @model_validator(mode="after")
     def _one_effect(self) -> "FaultRule":
+        if self.body is not None and self.status is None:
+            raise ValueError("body needs a status")
         if self.status is not None and self.drop:
             raise ValueError("a rule answers a status or drops the connection, not both")
         if self.status is None and not self.drop and not self.delay:
@@ -86,8 +88,6 @@ class FaultRule(BaseModel):
         return self
 
     def _check_body(self) -> None:
-        if self.body is not None and self.status is None:
-            raise ValueError("body needs a status")
         if self.status is not None and self.body is None and self.status not in DEFAULT_BODIES:
             raise ValueError(f"status {self.status} needs a body (only 429, 500, 502, 503 and 504 have a default one)")
         if self.status in (204, 304) and self.body != "empty":

@@ -1,3 +1,4 @@
+import re
 import threading
 import time
 
@@ -83,8 +84,25 @@ def pytest_terminal_summary(terminalreporter):
           f"(not violations): {undeclared or 'none'}")
     outside = ", ".join(f"{why} x{n}" for why, n in sorted(TALLY.outside.items()))
     write(f"  {counts['outside']} responses outside the published API, not validated: {outside or 'none'}")
+    unexercised = unexercised_operations()
+    write(f"  emulator operations without a validated success answer: {', '.join(unexercised) or 'none'}")
     if TALLY.violations:
         write(describe(TALLY.violations[:20]), red=True)
+
+
+def unexercised_operations() -> list[str]:
+    """The emulator's /v1 routes that no test got a validated success answer from."""
+    published = published_api()
+    missing = []
+    for route in create_app(Settings()).routes:
+        if not getattr(route, "path", "").startswith("/v1/"):
+            continue
+        sample = re.sub(r"\{[^}]+\}", "x", route.path)
+        for method in sorted(route.methods):
+            operation = published.operation(method, sample)
+            if operation not in TALLY.operations:
+                missing.append(operation or f"{method} {route.path} (not in the published OpenAPI)")
+    return missing
 
 
 class Api:

@@ -162,16 +162,18 @@ class PublishedApi:
                 for entry in entries if isinstance(entries, list) else [entries]:
                     if isinstance(entry, dict) and "method" in entry and "path" in entry:
                         self.unpublished.append((entry["method"].upper(), _template_regex("/v1" + entry["path"])))
+        self.lists: set[str] = set()  # operations that answer a list envelope ({"data": [...], ...})
         self.templates = self._templates(files)
 
-    @staticmethod
-    def _templates(files: list[Path]) -> dict[str, list[tuple[str, re.Pattern]]]:
+    def _templates(self, files: list[Path]) -> dict[str, list[tuple[str, re.Pattern]]]:
         templates: dict[str, list[tuple[str, re.Pattern]]] = {}
         for path in files:
             for template, item in json.loads(path.read_text()).get("paths", {}).items():
-                for method in item:
+                for method, operation in item.items():
                     if method in METHODS:
                         templates.setdefault(method.upper(), []).append((template, _template_regex("/v1" + template)))
+                        if _answers_a_list(operation):
+                            self.lists.add(f"{method.upper()} {template}")
         # concrete segments first, as openapi-core matches them (roles/default before roles/{id})
         for entries in templates.values():
             entries.sort(key=lambda entry: entry[0].count("{"))
@@ -189,7 +191,7 @@ class PublishedApi:
         if exchange.path.startswith(CONTROL_PREFIX):
             return Outcome("control", exchange)  # the emulator's own control API, no part of the platform
         if not exchange.path.startswith("/v1/"):
-            return Outcome("outside", exchange, "OAuth server" if exchange.path.startswith("/oauth/") else "other")
+            return Outcome("outside", exchange, "OAuth server" if exchange.path.startswith("/oauth/") else "unknown route")
         operation = self.operation(exchange.method, exchange.path)
         if operation is None:
             if any(m == exchange.method and r.match(exchange.path) for m, r in self.unpublished):
@@ -206,7 +208,7 @@ class PublishedApi:
                            [f"status {exchange.status} is not declared for {operation}"])
         if not problems:
             return Outcome("validated", exchange, operation)
-        unexpected = [p for p in problems if not self._expected(p, exchange)]
+        unexpected = [p for p in problems if not self._expected(p, exchange, operation in self.lists)]
         return Outcome("violation" if unexpected else "expected", exchange, operation, unexpected or problems)
 
     @staticmethod
@@ -227,7 +229,7 @@ class PublishedApi:
         return []
 
     @staticmethod
-    def _expected(problem: str, exchange: Exchange) -> bool:
+    def _expected(problem: str, exchange: Exchange, is_list: bool) -> bool:
         """A difference that the settings or the fault rule in force asked for."""
         if exchange.fault and exchange.fault.get("body"):
             return True  # the rule asked for that body: a deliberately malformed or foreign answer
@@ -237,11 +239,20 @@ class PublishedApi:
             return False
         where, missing = match.groups()
         envelope = settings.get("list_envelope", "full")
-        if where == "/" and envelope == "bare" and missing != "data":
+        if is_list and where == "/" and envelope == "bare" and missing != "data":
             return True
-        if where == "/" and envelope == "no_totals" and missing in ENVELOPE_TOTALS:
+        if is_list and where == "/" and envelope == "no_totals" and missing in ENVELOPE_TOTALS:
             return True
         return missing == "cluster_name" and settings.get("cluster_rate_name", False)
+
+
+def _answers_a_list(operation: dict) -> bool:
+    for status, response in operation.get("responses", {}).items():
+        if status.startswith("2"):
+            schema = response.get("content", {}).get("application/json", {}).get("schema", {})
+            if schema.get("properties", {}).get("data", {}).get("type") == "array":
+                return True
+    return False
 
 
 def _schema_problem(name: str, error) -> str:
