@@ -134,7 +134,10 @@ for pass in "${passes[@]}"; do
     in_process=${pass%:lean}
     shapes=()
     [[ $pass == *:lean ]] && shapes=(--lean)
-    case $in_process in true|false) ;; *) echo "error: pass must be true or false (optionally with :lean), got '$pass'" >&2; exit 2 ;; esac
+    case $in_process in
+        true|false) ;;
+        *) echo "error: pass must be true or false (optionally with :lean), got '$pass'" >&2; exit 2 ;;
+    esac
     label="ansible-core $("$venv/bin/python" -c 'import ansible; print(ansible.__version__)' 2>/dev/null || echo "?") / Python $pyver / planetscale_in_process=$in_process"
     (( ${#shapes[@]} )) && label+=" / lean emulator shapes"
     suffix=in_process_$in_process${shapes:+_lean}

@@ -76,23 +76,19 @@ class Recorder:
         self.pending: list[Exchange] = []
 
     def wrap(self, app):
-        recorder = self
+        """The app, recorded: an exchange is kept once its answer has started (not when dropped)."""
 
-        class Recording:
-            def __init__(self):
-                self.state = app.state  # what tests read through the app stays reachable
+        async def recording(scope, receive, send):
+            if scope["type"] != "http":
+                await app(scope, receive, send)
+                return
+            exchange = Exchange(scope["method"], scope["path"])
+            await app(scope, receive, RecordingSend(send, exchange, app, scope))
+            if exchange.status:
+                with self.lock:
+                    self.pending.append(exchange)
 
-            async def __call__(self, scope, receive, send):
-                if scope["type"] != "http":
-                    await app(scope, receive, send)
-                    return
-                exchange = Exchange(scope["method"], scope["path"])
-                await app(scope, receive, RecordingSend(send, exchange, app, scope))
-                if exchange.status:
-                    with recorder.lock:
-                        recorder.pending.append(exchange)
-
-        return Recording()
+        return recording
 
     def drain(self) -> list[Exchange]:
         with self.lock:
@@ -191,7 +187,8 @@ class PublishedApi:
         if exchange.path.startswith(CONTROL_PREFIX):
             return Outcome("control", exchange)  # the emulator's own control API, no part of the platform
         if not exchange.path.startswith("/v1/"):
-            return Outcome("outside", exchange, "OAuth server" if exchange.path.startswith("/oauth/") else "unknown route")
+            why = "OAuth server" if exchange.path.startswith("/oauth/") else "unknown route"
+            return Outcome("outside", exchange, why)
         operation = self.operation(exchange.method, exchange.path)
         if operation is None:
             if any(m == exchange.method and r.match(exchange.path) for m, r in self.unpublished):
