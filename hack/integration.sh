@@ -4,7 +4,10 @@
 # Usage: hack/integration.sh VENV PYTHON_X.Y [PASS...]
 #   VENV     ansible virtualenv to run ansible-test from (.venv/old, .venv/new)
 #   PASSES   values of planetscale_in_process, one suite run each
-#            (default: "true false": in-process path, then the module path)
+#            (default: "true false": in-process path, then the module path);
+#            a value ending in ":lean" (e.g. "false:lean") runs that pass against
+#            the emulator's lean shapes (--lean: bare lists, cluster_rate_name,
+#            "type" keys, as real answers come; tests/emulator/README.md)
 #
 # Per pass: start the emulator (.venv/emulator) on a free loopback port, wait
 # for /_emulator/health, write tests/integration/integration_config.yml into
@@ -70,13 +73,14 @@ print(s.getsockname()[1])
 s.close()' "$host"
 }
 
-start_emulator() { # $1: log file
-    local port url
+start_emulator() { # $1: log file, $2...: extra emulator arguments
+    local port url log=$1
+    shift
     port=$(free_port)
     url="http://$host:$port"
     # shellcheck disable=SC2086  # EMULATOR_ARGS is a word list on purpose
     PYTHONPATH=$root/tests "$emulator_venv/bin/python" -m emulator \
-        --host "$host" --port "$port" ${EMULATOR_ARGS:-} >"$1" 2>&1 &
+        --host "$host" --port "$port" ${EMULATOR_ARGS:-} "$@" >"$log" 2>&1 &
     emulator_pid=$!
     if ! "$emulator_venv/bin/python" - "$url/_emulator/health" "$health_timeout" "$emulator_pid" <<'PY'
 import os, sys, time, urllib.request
@@ -97,8 +101,8 @@ while time.monotonic() < deadline:
 sys.exit('emulator not healthy after %gs: %s' % (timeout, url))
 PY
     then
-        echo "---- emulator log ($1) ----" >&2
-        tail -n 50 "$1" >&2 || true
+        echo "---- emulator log ($log) ----" >&2
+        tail -n 50 "$log" >&2 || true
         return 1
     fi
     EMULATOR_URL=$url
@@ -126,13 +130,21 @@ PY
 
 export PATH="$venv/bin:$PATH"
 failed=()
-for in_process in "${passes[@]}"; do
-    case $in_process in true|false) ;; *) echo "error: pass must be true or false, got '$in_process'" >&2; exit 2 ;; esac
+for pass in "${passes[@]}"; do
+    in_process=${pass%:lean}
+    shapes=()
+    [[ $pass == *:lean ]] && shapes=(--lean)
+    case $in_process in
+        true|false) ;;
+        *) echo "error: pass must be true or false (optionally with :lean), got '$pass'" >&2; exit 2 ;;
+    esac
     label="ansible-core $("$venv/bin/python" -c 'import ansible; print(ansible.__version__)' 2>/dev/null || echo "?") / Python $pyver / planetscale_in_process=$in_process"
-    log=$logdir/emulator-$(basename "$venv")-in_process_$in_process.log
-    testlog=$logdir/integration-$(basename "$venv")-in_process_$in_process.log
+    (( ${#shapes[@]} )) && label+=" / lean emulator shapes"
+    suffix=in_process_$in_process${shapes:+_lean}
+    log=$logdir/emulator-$(basename "$venv")-$suffix.log
+    testlog=$logdir/integration-$(basename "$venv")-$suffix.log
     echo "==== integration: $label"
-    start_emulator "$log"
+    start_emulator "$log" "${shapes[@]}"
     echo "emulator: $EMULATOR_URL (log: ${log#"$root"/})"
     write_config "$EMULATOR_URL" "$in_process"
     rc=0
@@ -142,7 +154,7 @@ for in_process in "${passes[@]}"; do
     stop_emulator
     if (( rc )); then
         echo "==== integration FAILED (exit $rc): $label; logs: ${testlog#"$root"/}, ${log#"$root"/}"
-        failed+=("$in_process")
+        failed+=("$pass")
     else
         echo "==== integration passed: $label"
     fi

@@ -1,4 +1,5 @@
-"""python -m emulator [--host H] [--port P] [--ready-delay S] [--rate-limit N] [--tls --cert-dir DIR]"""
+"""python -m emulator [--host H] [--port P] [--ready-delay S] [--rate-limit N] [--tls --cert-dir DIR]
+[--lean | --list-envelope full|no_totals|bare --cluster-rate-name --type-keys]"""
 
 import argparse
 import asyncio
@@ -20,6 +21,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--tls", action="store_true", help="serve HTTPS with a generated certificate")
     parser.add_argument("--cert-dir", type=Path, help="where --tls writes ca.pem (and the server certificate)")
     parser.add_argument("--log-level", default="warning", help="uvicorn log level")
+    lean = parser.add_argument_group("shapes of real responses beside the published OpenAPI")
+    lean.add_argument("--lean", action="store_true", help="the leanest shapes: --list-envelope bare "
+                      "--cluster-rate-name --type-keys (the flags below given with it win)")
+    lean.add_argument("--list-envelope", choices=("full", "no_totals", "bare"), help="page list envelopes")
+    lean.add_argument("--cluster-rate-name", action="store_true", default=None,
+                      help="branch records carry cluster_rate_name instead of cluster_name")
+    lean.add_argument("--type-keys", action="store_true", default=None, help='records carry "type"')
     args = parser.parse_args(argv)
     if args.tls and args.cert_dir is None:
         parser.error("--tls needs --cert-dir")
@@ -49,9 +57,18 @@ async def serve(server: uvicorn.Server, scheme: str) -> None:
     await task
 
 
+def settings_of(args: argparse.Namespace) -> Settings:
+    shapes = {"list_envelope": args.list_envelope, "cluster_rate_name": args.cluster_rate_name,
+              "type_keys": args.type_keys}
+    given = {key: value for key, value in shapes.items() if value is not None}
+    if args.lean:
+        given["lean"] = True
+    return Settings(ready_delay=args.ready_delay, rate_limit=args.rate_limit, token_ttl=args.token_ttl, **given)
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    settings = Settings(ready_delay=args.ready_delay, rate_limit=args.rate_limit, token_ttl=args.token_ttl)
+    settings = settings_of(args)
     certificate = write_certificates(args.cert_dir) if args.tls else None
     config = uvicorn.Config(
         create_app(settings),

@@ -9,12 +9,13 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Query, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 from pydantic import BaseModel
 
 from .models import (
     AppTokenRequest,
     BranchCreate,
+    CursorPage,
     MemberAdd,
     Page,
     PasswordCreate,
@@ -40,9 +41,22 @@ def base_url(request: Request) -> str:
     return str(request.base_url).rstrip("/")
 
 
-def reply(request: Request, model: BaseModel, status: int = 200) -> Response:
-    body = model.model_dump_json(context={"base": base_url(request)})
-    return Response(body, status, media_type="application/json")
+# what each list_envelope setting keeps of a list (None: everything)
+ENVELOPES = {
+    "full": {Page: None, CursorPage: None},
+    "no_totals": {Page: {"type", "per_page", "next_page", "next_page_url", "prev_page", "prev_page_url", "data"},
+                  CursorPage: None},
+    "bare": {Page: {"data"}, CursorPage: {"data"}},
+}
+
+
+def reply(request: Request, model: BaseModel, status: int = 200, headers: dict | None = None) -> Response:
+    """The JSON answer of a model, in the shapes the emulator's settings ask for."""
+    settings = world_of(request).settings
+    keep = next((keep for kind, keep in ENVELOPES[settings.list_envelope].items() if isinstance(model, kind)), None)
+    context = {"base": base_url(request), **settings.serialization()}
+    body = model.model_dump_json(context=context, include=keep)
+    return Response(body, status, headers=headers, media_type="application/json")
 
 
 def no_content() -> Response:
@@ -69,8 +83,8 @@ class Call:
     org: OrgRecord
     who: Principal
 
-    def reply(self, model: BaseModel, status: int = 200) -> Response:
-        return reply(self.request, model, status)
+    def reply(self, model: BaseModel, status: int = 200, headers: dict | None = None) -> Response:
+        return reply(self.request, model, status, headers)
 
     def page(self, paging: Paging, found: Window) -> Response:
         def url(page: int | None) -> str | None:
@@ -226,12 +240,14 @@ async def delete_report(database: str, branch: str, report_id: str, call: OrgCal
 
 @router.get(REPORT + "/download")
 async def download_report(database: str, branch: str, report_id: str, call: OrgCall):
-    """302 to a signed URL on the other name of this machine (localhost <-> 127.0.0.1)."""
-    query = call.world.sign_download(call.org, database, branch, report_id)
+    """302 to a signed URL on the other name of this machine (localhost <-> 127.0.0.1), with the
+    report as its body (the published OpenAPI declares the report record for the 302)."""
+    report, query = call.world.sign_download(call.org, database, branch, report_id)
     url = call.request.url
     other = "127.0.0.1" if url.hostname == "localhost" else "localhost"
     netloc = f"{other}:{url.port}" if url.port else other
-    return RedirectResponse(f"{url.scheme}://{netloc}/_emulator/signed/{report_id}?{query}", 302)
+    location = f"{url.scheme}://{netloc}/_emulator/signed/{report_id}?{query}"
+    return call.reply(report, 302, headers={"location": location})
 
 
 # ---------------------------------------------------------------- teams and members

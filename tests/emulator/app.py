@@ -28,7 +28,8 @@ def describe_validation(errors) -> str:
     for item in errors:
         if item["type"] == "json_invalid":
             return "The request body is not valid JSON"
-        location = ".".join(str(part) for part in item["loc"] if part not in LOCATIONS)
+        loc = item["loc"][1:] if item["loc"] and item["loc"][0] in LOCATIONS else item["loc"]
+        location = ".".join(str(part) for part in loc)
         message = item["msg"].removeprefix("Value error, ")
         parts.append(f"{location}: {message}" if location else message)
     return "; ".join(parts) or "Invalid parameters"

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .api import base_url, world_of
 from .oauth import CODE_LIFETIME
-from .records import Settings, stamp
+from .records import Settings, expand_lean, stamp
 from .seed import SeedRequest, build_world, seed_fixtures
 from .traffic import FaultRules, Traffic
 
@@ -93,7 +93,7 @@ async def settings(request: Request):
 async def change_settings(request: Request, changes: Annotated[dict, Body()]):
     world = world_of(request)
     try:
-        updated = Settings.model_validate({**world.settings.model_dump(), **changes})
+        updated = Settings.model_validate({**world.settings.model_dump(), **expand_lean(changes)})
     except ValidationError as exc:
         raise RequestValidationError(exc.errors()) from None
     with world.lock:

@@ -2,12 +2,17 @@
 
 Response models hold URL fields as server-relative paths (type ``Link``); they become
 absolute when serialized with ``context={"base": "http://host:port"}``, so every URL
-matches the address (and scheme) the client used.
+matches the address (and scheme) the client used. The same context carries the lean
+settings (records.Settings): ``type_keys`` adds each record's ``"type"``, and
+``cluster_rate_name`` names a branch's cluster size ``cluster_rate_name``.
+
+Every field the platform's published OpenAPI requires is here with its declared type; the
+emulator's suite validates every response against it (tests/openapi_check.py).
 """
 
 import ipaddress
 from datetime import datetime
-from typing import Annotated, Generic, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -16,9 +21,11 @@ from pydantic import (
     Field,
     PlainSerializer,
     SerializationInfo,
+    SerializerFunctionWrapHandler,
     StrictBool,
     StrictInt,
     StrictStr,
+    model_serializer,
     model_validator,
 )
 
@@ -32,7 +39,7 @@ def _unset(value: object) -> bool:
 
 
 Link = Annotated[str, PlainSerializer(_absolute, return_type=str)]
-# A secret shown once (password plain text, OAuth token): the key is left out when unset.
+# A secret shown once (OAuth token): the key is left out when unset.
 Secret = Annotated[str | None, Field(default=None, exclude_if=_unset)]
 
 T = TypeVar("T")
@@ -41,13 +48,34 @@ T = TypeVar("T")
 # ---------------------------------------------------------------- resources
 
 
-class Actor(BaseModel):
+class Record(BaseModel):
+    """A resource record; with the ``type_keys`` setting it carries ``"type"`` as real records do."""
+
+    record_type: ClassVar[str] = ""
+
+    @model_serializer(mode="wrap")
+    def _serialize(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> dict[str, Any]:
+        data = handler(self)
+        context = info.context or {}
+        if context.get("type_keys") and self.record_type:
+            data = {"type": self.record_type, **data}
+        return self._lean(data, context)
+
+    def _lean(self, data: dict[str, Any], context: dict) -> dict[str, Any]:
+        return data
+
+
+class Actor(Record):
+    record_type: ClassVar[str] = "User"
+
     id: str
     display_name: str
     avatar_url: str
 
 
-class Region(BaseModel):
+class Region(Record):
+    record_type: ClassVar[str] = "Region"
+
     id: str
     provider: str
     enabled: bool
@@ -56,6 +84,8 @@ class Region(BaseModel):
     location: str
     slug: str
     current_default: bool
+    mysql_supported: bool = True
+    postgresql_supported: bool = True
 
 
 class ResourceRef(BaseModel):
@@ -68,7 +98,9 @@ class ResourceRef(BaseModel):
     deleted_at: str | None = None
 
 
-class User(BaseModel):
+class User(Record):
+    record_type: ClassVar[str] = "User"
+
     id: str
     display_name: str
     name: str
@@ -87,7 +119,9 @@ class User(BaseModel):
         return Actor(id=self.id, display_name=self.display_name, avatar_url=self.avatar_url)
 
 
-class OrganizationMember(BaseModel):
+class OrganizationMember(Record):
+    record_type: ClassVar[str] = "OrganizationMembership"
+
     id: str
     user: User
     role: Literal["admin", "member"]
@@ -102,12 +136,15 @@ class DatabaseRef(BaseModel):
     branches_url: Link
 
 
-class Team(BaseModel):
+class Team(Record):
+    record_type: ClassVar[str] = "Team"
+
     id: str
     display_name: str
     creator: Actor
     members: list[User] = []
     databases: list[DatabaseRef] = []
+    analyst_databases: list[DatabaseRef] = []
     name: str
     slug: str
     created_at: str
@@ -124,7 +161,9 @@ class BranchSummary(BaseModel):
     private_edge_connectivity: bool
 
 
-class Password(BaseModel):
+class Password(Record):
+    record_type: ClassVar[str] = "Password"
+
     id: str
     name: str
     role: Literal["reader", "writer", "admin", "readwriter"]
@@ -134,6 +173,8 @@ class Password(BaseModel):
     expires_at: str | None = None
     last_used_at: str | None = None
     expired: bool = False
+    direct_vtgate: bool = False
+    direct_vtgate_addresses: list[str] = []
     ttl_seconds: int | None
     access_host_url: str
     access_host_regional_url: str
@@ -141,29 +182,26 @@ class Password(BaseModel):
     actor: Actor
     region: Region
     username: str
-    plain_text: Secret
+    plain_text: str | None = None  # the secret: only in the create and renew answers, null in every other
     replica: bool
     renewable: bool
     database_branch: BranchSummary
 
 
-class MemberPassword(Password):
-    """A Password as listed inside a team membership."""
+class TeamMember(Record):
+    record_type: ClassVar[str] = "TeamMembership"
 
-    direct_vtgate: bool
-    direct_vtgate_addresses: list[str]
-
-
-class TeamMember(BaseModel):
     id: str
     user: User
     actor: Actor
     created_at: str
     updated_at: str
-    passwords: list[MemberPassword] = []
+    passwords: list[Password] = []
 
 
-class Branch(BaseModel):
+class Branch(Record):
+    record_type: ClassVar[str] = "Branch"
+
     id: str
     name: str
     created_at: str
@@ -175,8 +213,13 @@ class Branch(BaseModel):
     mysql_address: str
     mysql_edge_address: str
     state: Literal["pending", "sleep_in_progress", "sleeping", "awakening", "ready"] = "pending"
+    direct_vtgate: bool = False
     vtgate_size: str = "PS_10"
+    vtgate_name: str | None = None
     vtgate_count: int = 1
+    vtgate_autoscaling: bool = False
+    vtgate_max_count: int | None = None
+    vtgate_target_cpu_utilization: int | None = None
     cluster_name: str = "PS_10"
     cluster_iops: int = 3000
     ready: bool = False
@@ -184,8 +227,10 @@ class Branch(BaseModel):
     metal: bool = False
     production: bool = False
     safe_migrations: bool = False
+    deletion_protected: bool = False
     sharded: bool = False
     shard_count: int = 1
+    keyspace_count: int = 1
     stale_schema: bool = False
     actor: Actor
     restored_from_branch: ResourceRef | None = None
@@ -196,9 +241,17 @@ class Branch(BaseModel):
     url: Link
     region: Region
     parent_branch: str | None = None
+    vtgate_options: dict[str, Any] = {}
+
+    def _lean(self, data: dict[str, Any], context: dict) -> dict[str, Any]:
+        if context.get("cluster_rate_name") and "cluster_name" in data:
+            data = {("cluster_rate_name" if key == "cluster_name" else key): value for key, value in data.items()}
+        return data
 
 
-class Database(BaseModel):
+class Database(Record):
+    record_type: ClassVar[str] = "Database"
+
     id: str
     name: str
     url: Link
@@ -216,12 +269,31 @@ class Database(BaseModel):
     development_branches_count: int = 0
     allow_data_branching: bool = True
     deletion_protected: bool = False
+    open_schema_recommendations_count: int = 0
+    multiple_admins_required_for_deletion: bool = False
+    at_backup_restore_branches_limit: bool = False
+    at_development_branch_usage_limit: bool = False
+    default_branch_shard_count: int = 1
+    default_branch_read_only_regions_count: int = 0
+    default_branch_table_count: int = 0
+    require_approval_for_deploy: bool = False
+    resizing: bool = False
+    resize_queued: bool = False
+    config_changing: bool = False
+    config_change_queued: bool = False
+    foreign_keys_enabled: bool = False
+    restrict_branch_region: bool = False
+    insights_raw_queries: bool = False
+    insights_enabled: bool = True
+    production_branch_web_console: bool = False
     created_at: str
     updated_at: str
     schema_last_updated_at: str
 
 
-class QueryPatternReport(BaseModel):
+class QueryPatternReport(Record):
+    record_type: ClassVar[str] = "QueryPatternsReport"
+
     id: str
     state: Literal["pending", "completed", "failed"] = "pending"
     created_at: str
@@ -299,7 +371,9 @@ class OAuthAccessesByResource(BaseModel):
     user: UserAccesses = UserAccesses()
 
 
-class OAuthToken(BaseModel):
+class OAuthToken(Record):
+    record_type: ClassVar[str] = "OauthApplicationToken"
+
     id: str
     name: str
     display_name: str

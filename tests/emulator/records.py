@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from itertools import islice
 from typing import Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .models import (
     Branch,
@@ -68,6 +68,21 @@ class OAuthError(Exception):
         self.status, self.error, self.description = status, error, description
 
 
+# The shapes real responses take beside the published OpenAPI (../shared/reference/README.md):
+# ``lean: true`` turns on the leanest combination, ``lean: false`` goes back to the full shapes.
+LEAN = {"list_envelope": "bare", "cluster_rate_name": True, "type_keys": True}
+FULL = {"list_envelope": "full", "cluster_rate_name": False, "type_keys": False}
+
+
+def expand_lean(changes: dict) -> dict:
+    """Replace a boolean ``lean`` key by the settings it stands for; keys given beside it win."""
+    lean = changes.get("lean")
+    if not isinstance(lean, bool):
+        return changes
+    rest = {key: value for key, value in changes.items() if key != "lean"}
+    return {**(LEAN if lean else FULL), **rest}
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -75,6 +90,26 @@ class Settings(BaseModel):
     report_delay: float = Field(1.0, ge=0, description="seconds until a new report is completed")
     rate_limit: int | None = Field(None, ge=1, description="requests a minute per credential; null is off")
     token_ttl: int = Field(3600, ge=1, description="lifetime of OAuth access tokens in seconds")
+    list_envelope: Literal["full", "no_totals", "bare"] = Field(
+        "full",
+        description="page lists: full envelope, no_totals (without current_page, total_count, total_pages) "
+        'or bare ({"data": [...]} only, also for cursor lists)',
+    )
+    cluster_rate_name: bool = Field(False, description="branch records carry cluster_rate_name, not cluster_name")
+    type_keys: bool = Field(False, description='records carry "type" ("Branch", "Region", ...)')
+
+    @model_validator(mode="before")
+    @classmethod
+    def _lean(cls, data: object) -> object:
+        if isinstance(data, dict) and "lean" in data:
+            if not isinstance(data["lean"], bool):
+                raise ValueError("lean must be true or false")
+            return expand_lean(data)
+        return data
+
+    def serialization(self) -> dict:
+        """The serialization context of the record shapes these settings ask for."""
+        return {"type_keys": self.type_keys, "cluster_rate_name": self.cluster_rate_name}
 
 
 class Clock:

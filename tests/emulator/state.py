@@ -485,12 +485,13 @@ class World:
         del self.find_branch(org, database, branch).reports[rid]
 
     @locked
-    def sign_download(self, org: OrgRecord, database: str, branch: str, rid: str) -> str:
-        """The query string of a signed download URL of a completed report."""
-        if self.report(org, database, branch, rid).state != "completed":
+    def sign_download(self, org: OrgRecord, database: str, branch: str, rid: str) -> tuple[QueryPatternReport, str]:
+        """A completed report and the query string of its signed download URL."""
+        report = self.report(org, database, branch, rid)
+        if report.state != "completed":
             raise unprocessable("The query patterns report is not completed yet")
         expires = int((self.now() + SIGNED_URL_LIFETIME).timestamp())
-        return f"expires={expires}&signature={self._signature(rid, expires)}"
+        return report, f"expires={expires}&signature={self._signature(rid, expires)}"
 
     def _signature(self, rid: str, expires: int) -> str:
         return hmac.new(self.signing_key, f"{rid}:{expires}".encode(), hashlib.sha256).hexdigest()

@@ -13,7 +13,8 @@ import re
 import threading
 from collections import deque
 from email.utils import formatdate
-from typing import Literal
+from http import HTTPStatus
+from typing import Any, Literal
 from urllib.parse import parse_qsl
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -27,7 +28,21 @@ from .state import World
 CONTROL_PREFIX = "/_emulator/"
 SIGNED_PREFIX = "/_emulator/signed/"
 GATEWAY_PAGE = "<html><head><title>{0}</title></head><body><center><h1>{0}</h1></center></body></html>\n"
-REASONS = {500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout"}
+# the body a status answers when the rule names none
+DEFAULT_BODIES = {429: "code", 500: "code", 502: "html", 503: "html", 504: "html"}
+CODES = {422: "unprocessable", 429: "rate_limited"}
+MESSAGES = {429: "Too many requests, retry later"}
+BodyKind = Literal["code", "html", "errors", "text", "empty_object", "empty", "json"]
+
+
+class ValidationEntry(BaseModel):
+    """One entry of the platform's validation error shape {"errors": [...]}."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    namespace: str
+    name: str
+    errors: list[str]
 
 
 class FaultRule(BaseModel):
@@ -37,7 +52,11 @@ class FaultRule(BaseModel):
 
     method: str = "*"
     path: str = ""
-    status: Literal[429, 500, 502, 503, 504] | None = None
+    status: int | None = Field(None, ge=200, le=599)
+    body: BodyKind | None = None
+    message: str | None = None
+    errors: list[ValidationEntry] | None = None
+    value: Any = None
     delay: float = Field(0, ge=0, le=300)
     drop: bool = False
     after_commit: bool = False
@@ -57,13 +76,32 @@ class FaultRule(BaseModel):
 
     @model_validator(mode="after")
     def _one_effect(self) -> "FaultRule":
+        if self.body is not None and self.status is None:
+            raise ValueError("body needs a status")
         if self.status is not None and self.drop:
             raise ValueError("a rule answers a status or drops the connection, not both")
         if self.status is None and not self.drop and not self.delay:
             raise ValueError("a rule needs status, drop or delay")
         if self.after_commit and self.status is None and not self.drop:
             raise ValueError("after_commit needs status or drop")
+        self._check_body()
         return self
+
+    def _check_body(self) -> None:
+        if self.status is not None and self.body is None and self.status not in DEFAULT_BODIES:
+            raise ValueError(f"status {self.status} needs a body (only 429, 500, 502, 503 and 504 have a default one)")
+        if self.status in (204, 304) and self.body != "empty":
+            raise ValueError(f"status {self.status} carries no body: give body \"empty\"")
+        if (self.body == "json") != ("value" in self.model_fields_set):
+            raise ValueError('body "json" answers the rule\'s value: give both, or neither')
+        if self.errors is not None and self.body != "errors":
+            raise ValueError('errors are the entries of body "errors"')
+        if self.message is not None and self.answered_body not in ("code", "errors", "text"):
+            raise ValueError('message is the text of body "code", "errors" or "text"')
+
+    @property
+    def answered_body(self) -> str | None:
+        return self.body or DEFAULT_BODIES.get(self.status)
 
     @property
     def fails(self) -> bool:
@@ -148,16 +186,34 @@ class Traffic:
             return None
 
 
+def reason(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
 def fault_response(rule: FaultRule) -> Response:
-    if rule.status == 429:
-        body = {"code": "rate_limited", "message": "Too many requests, retry later"}
-        return JSONResponse(body, 429, headers={"Retry-After": str(rule.retry_after)})
-    if rule.status == 500:
-        return JSONResponse({"code": "internal_server_error", "message": "Internal Server Error"}, 500)
-    # what a proxy in front of the platform answers: not JSON
-    headers = {"Retry-After": str(rule.retry_after)} if rule.status == 503 else None
-    page = GATEWAY_PAGE.format(f"{rule.status} {REASONS[rule.status]}")
-    return Response(page, rule.status, headers=headers, media_type="text/html")
+    """The answer a firing rule gives: its status with the body it names (or the status's default)."""
+    status, kind = rule.status, rule.answered_body
+    headers = {"Retry-After": str(rule.retry_after)} if status in (429, 503) else None
+    message = rule.message or MESSAGES.get(status) or reason(status)
+    if kind == "code":
+        code = CODES.get(status) or reason(status).lower().replace(" ", "_").replace("-", "_")
+        return JSONResponse({"code": code, "message": message}, status, headers=headers)
+    if kind == "errors":
+        entries = rule.errors or [ValidationEntry(namespace="request", name="base", errors=[message])]
+        return JSONResponse({"errors": [entry.model_dump() for entry in entries]}, status, headers=headers)
+    if kind == "text":
+        return Response(message + "\n", status, headers=headers, media_type="text/plain")
+    if kind == "empty_object":
+        return JSONResponse({}, status, headers=headers)
+    if kind == "json":
+        return JSONResponse(rule.value, status, headers=headers)
+    if kind == "empty":
+        return Response(None, status, headers=headers)
+    # html: what a proxy in front of the platform answers
+    return Response(GATEWAY_PAGE.format(f"{status} {reason(status)}"), status, headers=headers, media_type="text/html")
 
 
 async def drop_connection(send: Send) -> None:
@@ -229,7 +285,10 @@ class TrafficMiddleware:
 
         rule = traffic.match(scope["method"], path)
         if rule is not None:
-            entry["fault"] = rule.model_dump(include={"status", "drop", "delay", "after_commit"}, exclude_defaults=True)
+            entry["fault"] = rule.model_dump(
+                include={"status", "body", "drop", "delay", "after_commit"}, exclude_defaults=True
+            )
+            scope["emulator.fault"] = entry["fault"]  # for whoever wraps the app (the suite's OpenAPI check)
             if rule.delay:
                 await asyncio.sleep(rule.delay)
             if rule.fails and not rule.after_commit:

@@ -59,6 +59,17 @@ def figures():
         json.dump(counts, handle)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def response_shapes(request):
+    """The emulator answers a test file in the lean shapes of the real platform (bare lists,
+    cluster_rate_name, "type" keys) when the file sets LEAN_SHAPES = True, or every file with
+    RELIABILITY_LEAN=1; otherwise in the full shapes of the published OpenAPI."""
+    lean = os.environ.get("RELIABILITY_LEAN") == "1" or getattr(request.module, "LEAN_SHAPES", False)
+    Emulator.shapes = dict(lean=True) if lean else {}
+    yield
+    Emulator.shapes = {}
+
+
 @pytest.fixture(scope="session")
 def workdir(tmp_path_factory):
     return str(tmp_path_factory.mktemp("reliability"))

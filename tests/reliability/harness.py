@@ -65,7 +65,13 @@ class HarnessError(Exception):
 
 
 class Emulator:
-    """The platform emulator in a child process (a free port), and its control API."""
+    """The platform emulator in a child process (a free port), and its control API.
+
+    ``shapes`` are settings every reset applies again (a reset goes back to the start-up ones):
+    conftest.response_shapes sets {"lean": True} for the test files that run against the lean
+    shapes of real answers (tests/emulator/README.md, "Lean shapes")."""
+
+    shapes = {}
 
     def __init__(self, workdir, tls=False, ready_delay=0.5, name=None):
         self.workdir = workdir
@@ -154,6 +160,8 @@ class Emulator:
 
     def reset(self):
         self.control("POST", "/reset")
+        if self.shapes:
+            self.settings(**self.shapes)
 
     def faults(self, *rules):
         self.control("POST", "/faults", dict(rules=list(rules)))
@@ -186,12 +194,16 @@ class Emulator:
             return json.load(answer)
 
     def list(self, path):
-        """Every item of a page-based list of the resource API."""
+        """Every item of a page-based list of the resource API (a lean envelope without next_page
+        goes on while its pages come back full)."""
         items, page = [], 1
         while page:
             envelope = self.api("GET", "%s%sper_page=100&page=%d" % (path, "&" if "?" in path else "?", page))
             items += envelope["data"]
-            page = envelope.get("next_page")
+            if "next_page" in envelope:
+                page = envelope["next_page"]
+            else:
+                page = page + 1 if len(envelope["data"]) == 100 else None
         return items
 
     def state(self):

@@ -20,6 +20,9 @@ import pytest
 
 from harness import FQCN, module_defaults, play
 
+# The emulator answers this file as the real platform does when it is lean: bare {"data": [...]} lists,
+# cluster_rate_name, "type" keys (conftest.response_shapes).
+LEAN_SHAPES = True
 FORKS = 20
 HOSTS = tuple("fork%02d" % n for n in range(1, FORKS + 1))
 OWN_BRANCH = "Ensure the fork's own branch"

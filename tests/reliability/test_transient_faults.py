@@ -14,6 +14,9 @@ import pytest
 from harness import MODULES
 from scenarios import every_module, prepare
 
+# The emulator answers this file as the real platform does when it is lean: bare {"data": [...]} lists,
+# cluster_rate_name, "type" keys (conftest.response_shapes).
+LEAN_SHAPES = True
 SHARE = 0.3
 # Three rules, each firing on a share of the requests that reach it, so that together
 # 30 % of requests fail, a third each with 429, 502 and 503.

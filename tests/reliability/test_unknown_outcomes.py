@@ -14,6 +14,9 @@ import pytest
 
 from harness import REVEALS, module_defaults, play, task
 
+# The emulator answers this file as the real platform does when it is lean: bare {"data": [...]} lists,
+# cluster_rate_name, "type" keys (conftest.response_shapes).
+LEAN_SHAPES = True
 MODES = {
     "committed-500": dict(status=500, after_commit=True),
     "committed-502": dict(status=502, after_commit=True),

@@ -1,3 +1,4 @@
+import re
 import threading
 import time
 
@@ -8,8 +9,100 @@ from fastapi.testclient import TestClient
 
 from emulator import Settings, create_app
 
+from .openapi_check import PublishedApi, Recorder, Tally, describe, missing_reason, reference_files
+
 DB = "/v1/organizations/acme/databases/app"
 MAIN = f"{DB}/branches/main"
+
+# Every exchange of the session's emulators (TestClient and real server) is recorded and, after
+# each test, validated against the platform's published OpenAPI (see openapi_check.py).
+RECORDER = Recorder()
+TALLY = Tally()
+_published: list[PublishedApi] = []
+
+
+def published_api() -> PublishedApi | None:
+    """The published OpenAPI files, read once; None when they are absent."""
+    if not _published and missing_reason() is None:
+        _published.append(PublishedApi(reference_files()))
+    return _published[0] if _published else None
+
+
+def check_recorded() -> list:
+    """Validate what was recorded since the last call; answer the violations."""
+    exchanges = RECORDER.drain()
+    published = published_api()
+    if published is None:
+        return []
+    violations = []
+    for exchange in exchanges:
+        outcome = published.check(exchange)
+        TALLY.add(outcome)
+        if outcome.kind == "violation":
+            violations.append(outcome)
+    return violations
+
+
+@pytest.fixture(autouse=True)
+def openapi_check():
+    """Fail the test whose requests got a response that violates the published OpenAPI."""
+    check_recorded()  # anything left over belongs to no test: counted, reported at the end
+    yield
+    violations = check_recorded()
+    if violations:
+        pytest.fail(f"{len(violations)} response(s) violate the published OpenAPI:\n{describe(violations)}")
+
+
+@pytest.fixture
+def published():
+    """The published OpenAPI files; the test is skipped, saying why, when they are absent."""
+    reason = missing_reason()
+    if reason:
+        pytest.skip(reason)
+    return published_api()
+
+
+def pytest_sessionfinish(session):
+    if check_recorded() or TALLY.violations:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter):
+    reason = missing_reason()
+    write = terminalreporter.write_line
+    terminalreporter.section("published OpenAPI")
+    if reason:
+        write(f"OpenAPI check skipped: {reason}")
+        return
+    counts = TALLY.counts
+    files = ", ".join(path.name for path in reference_files())
+    write(f"OpenAPI check against {files}: {TALLY.checked} responses validated, "
+          f"{counts['violation']} violations; {len(TALLY.operations)} operations answered with success")
+    write(f"  {counts['expected']} differ only as a lean setting or a fault rule's body asked (not violations)")
+    undeclared = ", ".join(f"{op} {status} x{n}" for (op, status), n in sorted(TALLY.undeclared.items()))
+    write(f"  {counts['undeclared_error']} error responses with a status their operation does not declare "
+          f"(not violations): {undeclared or 'none'}")
+    outside = ", ".join(f"{why} x{n}" for why, n in sorted(TALLY.outside.items()))
+    write(f"  {counts['outside']} responses outside the published API, not validated: {outside or 'none'}")
+    unexercised = unexercised_operations()
+    write(f"  emulator operations without a validated success answer: {', '.join(unexercised) or 'none'}")
+    if TALLY.violations:
+        write(describe(TALLY.violations[:20]), red=True)
+
+
+def unexercised_operations() -> list[str]:
+    """The emulator's /v1 routes that no test got a validated success answer from."""
+    published = published_api()
+    missing = []
+    for route in create_app(Settings()).routes:
+        if not getattr(route, "path", "").startswith("/v1/"):
+            continue
+        sample = re.sub(r"\{[^}]+\}", "x", route.path)
+        for method in sorted(route.methods):
+            operation = published.operation(method, sample)
+            if operation not in TALLY.operations:
+                missing.append(operation or f"{method} {route.path} (not in the published OpenAPI)")
+    return missing
 
 
 class Api:
@@ -74,7 +167,7 @@ def app():
 
 @pytest.fixture(scope="session")
 def client(app):
-    with TestClient(app) as session_client:
+    with TestClient(RECORDER.wrap(app)) as session_client:
         yield session_client
 
 
@@ -108,7 +201,7 @@ class Server:
 
 @pytest.fixture(scope="session")
 def server():
-    with Server(create_app(Settings())) as running:
+    with Server(RECORDER.wrap(create_app(Settings()))) as running:
         yield running
 
 

@@ -169,6 +169,9 @@ def test_settings(api):
         "report_delay": 1.0,
         "rate_limit": None,
         "token_ttl": 3600,
+        "list_envelope": "full",
+        "cluster_rate_name": False,
+        "type_keys": False,
     }
     changed = api.control("POST", "/settings", json={"ready_delay": 0.5, "token_ttl": 120})
     assert changed.json()["ready_delay"] == 0.5 and changed.json()["token_ttl"] == 120
