@@ -20,16 +20,24 @@ import os
 from contextlib import contextmanager
 
 from ansible import constants as C
+from ansible.release import __version__ as ANSIBLE_VERSION
 from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 from ansible.module_utils.common.parameters import remove_values
 from ansible.module_utils.common.validation import check_type_bool
 from ansible.module_utils.errors import UnsupportedError
 from ansible.plugins.action import ActionBase
+from ansible.utils.display import Display
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import HAS_REQUESTS
 
 SWITCH = "planetscale_in_process"
+# Before ansible-core 2.19 a no_log task's result is hidden whole, its warnings with it. A module's warnings
+# never carry a secret, and one may be the only word of what to do (several passwords share a name), so they
+# are shown here.
+NO_LOG_HIDES_WARNINGS = tuple(int(part) for part in ANSIBLE_VERSION.split(".")[:2]) < (2, 19)
+
+display = Display()
 
 
 class InProcessAction(ActionBase):
@@ -44,8 +52,11 @@ class InProcessAction(ActionBase):
         task_vars = task_vars or {}
         if not self._in_process(task_vars):
             result.update(self._run_module(task_vars))
-            return result
-        result.update(self._run_in_process(task_vars))
+        else:
+            result.update(self._run_in_process(task_vars))
+        if self._task.no_log and NO_LOG_HIDES_WARNINGS:
+            for warning in result.get("warnings") or []:
+                display.warning(warning)
         return result
 
     def _run_module(self, task_vars):

@@ -7,9 +7,12 @@ from __future__ import annotations
 import os
 from types import SimpleNamespace
 
+import pytest
 from ansible.module_utils.basic import env_fallback
+from ansible.plugins.action import ActionBase
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module
+from ansible_collections.planetscale.cloud.plugins.plugin_utils import in_process
 from ansible_collections.planetscale.cloud.plugins.plugin_utils.in_process import InProcessAction
 
 
@@ -48,3 +51,38 @@ def test_the_whole_run_sees_the_task_environment_and_the_controller_keeps_its_ow
 def test_without_a_task_environment_the_fallback_comes_from_the_controller(monkeypatch):
     monkeypatch.setenv("PROBE_VALUE", "controller")
     assert run_action({}, {})["value"] == "controller"
+
+
+class Warner(Module):
+    """Warns, then fails: a failure whose message no_log hides, and a warning that says what to do."""
+
+    uses_credentials = False
+    uses_organization = False
+
+    def run(self):
+        self.ctx.warn("2 passwords are named 'app': set id.")
+        return dict(changed=False)
+
+
+class WarnerAction(InProcessAction):
+    module_class = Warner
+
+
+@pytest.mark.parametrize("path", ["in_process", "module"])
+@pytest.mark.parametrize("no_log, hides, shown", [(True, True, True), (True, False, False), (False, True, False)],
+                         ids=["no_log-before-2.19", "no_log-since-2.19", "logged"])
+def test_a_no_log_task_shows_its_warnings_where_ansible_core_would_hide_them(monkeypatch, path, no_log, hides, shown):
+    """Before ansible-core 2.19 no_log hides a result whole; later ones show its warnings themselves."""
+    displayed = []
+    monkeypatch.setattr(ActionBase, "run", lambda self, tmp=None, task_vars=None: {})
+    monkeypatch.setattr(in_process, "NO_LOG_HIDES_WARNINGS", hides)
+    monkeypatch.setattr(in_process.display, "warning", displayed.append)
+    action = WarnerAction.__new__(WarnerAction)
+    action._task = SimpleNamespace(args={}, check_mode=False, diff=False, action="warner", no_log=no_log, async_val=0)
+    action._task_environment = lambda: {}
+    action._in_process = lambda task_vars: path == "in_process"
+    action._run_module = lambda task_vars: dict(changed=False, warnings=["2 passwords are named 'app': set id."])
+    result = action.run(task_vars={})
+    assert result["warnings"] == ["2 passwords are named 'app': set id."]
+    assert displayed == (result["warnings"] if shown else [])
+
