@@ -118,11 +118,11 @@ def test_inputs_the_api_never_returns_are_not_compared(server):
     assert methods(server) == ["GET"]
 
 
-@pytest.mark.parametrize("have, warned", [(dict(cluster_name="PS_10"), False), (dict(cluster_name="PS_20"), True),
-                                         (dict(cluster_name=None), False), (dict(cluster_rate_name="PS_20"), True),
-                                         (dict(cluster_rate_name="PS_10"), False),
-                                         (dict(cluster_name="PS_20", cluster_rate_name="PS_10"), True)],
-                         ids=["same", "other", "unknown", "rate-name-other", "rate-name-same", "both"])
+@pytest.mark.parametrize("have, warned", [
+    (dict(cluster_name="PS_10"), False), (dict(cluster_name="PS_20"), True), (dict(cluster_name=None), False),
+    (dict(cluster_rate_name="PS_20"), True), (dict(cluster_rate_name="PS_10"), False),
+    (dict(cluster_name="PS_20", cluster_rate_name="PS_10"), True),
+], ids=["same", "other", "unknown", "rate-name-other", "rate-name-same", "both"])
 def test_an_existing_branch_of_another_cluster_size_is_left_with_a_warning(server, have, warned):
     """Real records often carry cluster_rate_name where the OpenAPI says cluster_name; cluster_name wins."""
     server.script = [(200, branch(**have))]

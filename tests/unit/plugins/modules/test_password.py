@@ -267,7 +267,6 @@ def test_a_replacement_whose_answer_was_lost_keeps_the_other_passwords(server):
                                                ("POST", URL)]
 
 
-
 # After a create whose answer was lost, only a password shown to be the task's own is deleted ----------------------
 
 LOST = (502, {"code": "bad_gateway"})
@@ -353,8 +352,8 @@ def test_a_create_that_finds_an_older_same_password_deletes_its_own_and_returns_
 
 def test_the_same_creation_time_is_ordered_by_id(server):
     now = stamp()
-    server.script = [page(), (201, issued(2, created_at=now)), page(password(2, created_at=now),
-                                                                     password(1, created_at=now)), (204, b"")]
+    server.script = [page(), (201, issued(2, created_at=now)),
+                     page(password(2, created_at=now), password(1, created_at=now)), (204, b"")]
     assert run(server)["password"]["id"] == "pw1"
     assert writes(server)[-1] == ("DELETE", URL + "/pw2", None)
 

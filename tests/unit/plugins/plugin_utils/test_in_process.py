@@ -85,4 +85,3 @@ def test_a_no_log_task_shows_its_warnings_where_ansible_core_would_hide_them(mon
     result = action.run(task_vars={})
     assert result["warnings"] == ["2 passwords are named 'app': set id."]
     assert displayed == (result["warnings"] if shown else [])
-
