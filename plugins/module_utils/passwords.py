@@ -143,6 +143,7 @@ class OwnPasswords:
     secret_lost = False  # a create or renewal lost its answer, and no later one has succeeded
     sent = window = None  # the body of the last create, and when its password may have been made
     superseded = False  # another run made the same password first: this task deleted its own and returns that one
+    replacing = False  # the task deleted a password to create it again (replace: true)
 
     def named(self):
         found = self.client.paginate(self.url(), params=dict(q=self.params["name"]))
@@ -233,5 +234,10 @@ class OwnPasswords:
                 "password without it: delete the password (state=absent) or renew it (renew=true) to get a secret you "
                 "hold." % error)
 
+    def replace(self, resource, field):
+        self.replacing = True
+        return super().replace(resource, field)
+
     def outcome(self, changed, resource, before):
-        return super().outcome(changed, resource, self.managed(resource) if self.superseded else before)
+        found = self.superseded and not self.replacing  # as if the task had found it: nothing of its own to show
+        return super().outcome(changed, resource, self.managed(resource) if found else before)

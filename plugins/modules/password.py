@@ -231,8 +231,8 @@ class Password(OwnPasswords, Resource):
         return without_secret(super().update(resource, changes))  # a rename or a new cidrs list issues no secret
 
     def finish(self, resource, changed):
-        if self.superseded:  # as if this task had found the password another run made
-            self.created = changed = False
+        if self.superseded:  # as if this task had found the password another run made (after any delete of its own)
+            self.created, changed = False, self.replacing
         if resource.get("expired") and not self.params["renew"] and not self.created:
             self.ctx.warn("%s expired at %s: its secret no longer connects. Set renew: true to give it a new secret "
                           "and expiry." % (capital(self.label()), resource.get("expires_at") or "an unknown time"))

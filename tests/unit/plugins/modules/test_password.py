@@ -314,10 +314,11 @@ def test_a_lost_create_with_several_passwords_that_could_be_its_own_deletes_none
     ctx = TaskContext()
     with pytest.raises(ModuleFailure) as caught:
         run(server, ctx=ctx, role="reader")
-    expected = ("Password 'app' on branch 'main' of database 'shop': 2 passwords (ids pw7, pw9) were made while the "
-                "answer to this task's create was lost, and each has every field the task sent: one may be this task's, "
-                "whose secret nobody holds, and the others another run's. None was deleted and no other created. Delete "
-                "the ones whose secret you do not hold (state=absent with their id), then run the task again.")
+    expected = ("Password 'app' on branch 'main' of database 'shop': 2 passwords (ids pw7, pw9) were made while "
+                "the answer to this task's create was lost, and each has every field the task sent: one may be this "
+                "task's, whose secret nobody holds, and the others another run's. None was deleted and no other "
+                "created. Delete the ones whose secret you do not hold (state=absent with their id), then run the task "
+                "again.")
     assert caught.value.msg == expected and ctx.warnings == [expected]
     assert writes(server) == [("POST", URL, dict(name="app", role="reader"))]
 
@@ -359,7 +360,8 @@ def test_the_same_creation_time_is_ordered_by_id(server):
 
 
 @pytest.mark.parametrize("fields", [dict(created_at=60), dict(role="admin", created_at=-1),
-                                    dict(cidrs=["10.0.0.0/8"], created_at=-1)], ids=["newer", "another-role", "other-cidrs"])
+                                    dict(cidrs=["10.0.0.0/8"], created_at=-1)],
+                         ids=["newer", "another-role", "other-cidrs"])
 def test_a_create_keeps_its_password_when_no_older_one_has_its_fields(server, fields):
     other = password(1, **dict(fields, created_at=stamp(fields["created_at"])))
     server.script = [page(), (201, issued(2)), page(other, password(2))]
@@ -367,6 +369,17 @@ def test_a_create_keeps_its_password_when_no_older_one_has_its_fields(server, fi
     assert result["changed"] is True and result["password"]["id"] == "pw2"
     assert result["connection"]["password"] == PLAIN_TEXT
     assert [w[0] for w in writes(server)] == ["POST"]
+
+
+def test_a_replacement_that_finds_an_older_same_password_still_reports_the_delete(server):
+    """Another run replaced the password at the same time: the one it made stays, and this task deleted the old one."""
+    older = password(3, role="admin", created_at=stamp(-1))
+    server.script = [page(password(1)), (204, b""), (201, issued(2, role="admin")),
+                     page(older, password(2, role="admin")), (204, b"")]
+    result = run(server, diff=True, role="admin", replace=True)
+    assert result["changed"] is True and result["password"] == older and "connection" not in result
+    assert result["diff"]["before"]["role"] == "reader" and result["diff"]["after"]["role"] == "admin"
+    assert [w[:2] for w in writes(server)] == [("DELETE", URL + "/pw1"), ("POST", URL), ("DELETE", URL + "/pw2")]
 
 
 def test_a_renewal_of_the_older_same_password_gives_its_secret(server):
