@@ -12,7 +12,8 @@ may have made a password nobody holds the secret of. Two rules settle it:
   (its Date header) when it tells it, with a little slack. Only that password is deleted, to be
   made again; any other one is left, with a warning that names it.
 - When several runs create the same password at once, the oldest (created_at, then id) stays:
-  every other run deletes the one it made and returns the oldest.
+  every other run deletes the one it made and returns the oldest. A run that reads the name while
+  they do so finds several passwords of it for a moment, and waits a few seconds for them to go.
 """
 
 from __future__ import annotations
@@ -24,11 +25,15 @@ from email.utils import parsedate_to_datetime
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
-from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital
+from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital, poll
 
 SERVER_SLACK = timedelta(seconds=2)  # the Date header's whole seconds, and clocks of the servers behind one name
 LOCAL_SLACK = timedelta(seconds=60)  # without a Date header this machine's clock stands in for the server's
 NEWEST = datetime.max.replace(tzinfo=timezone.utc)  # where a password's created_at is missing or unreadable
+# Passwords of one name that look made by runs racing to create the same one (see OwnPasswords.racing) are read
+# again for this long, until the runs have deleted the newer ones.
+RACE_WAIT = 5  # seconds
+RACE_AGE = timedelta(seconds=60)  # the newest is no older than this
 TIMESTAMP = re.compile(r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?(Z|[+-]\d{2}:?\d{2})?",
                        re.IGNORECASE)
 
@@ -151,13 +156,23 @@ class OwnPasswords:
 
     def only_named(self):
         """The one password of the name, or None; a failure (and a warning, which no_log does not hide) for several."""
-        found = self.named()
+        found = poll(self.named, lambda passwords: not self.racing(passwords), RACE_WAIT, current=self.named(),
+                     first=0.5, factor=2, longest=2)[0]
         self.known = set(p["id"] for p in found)
         if len(found) > 1:
             message = several_named(self.params["name"], self.params.get("branch"), found)
             self.ctx.warn(message)
             raise ModuleFailure(message)
         return found[0] if found else None
+
+    def racing(self, found):
+        """Whether several passwords of the name look made by runs that ensure the same password at once, which
+        delete all but the oldest: every one has the oldest one's fields, and the newest was made a moment ago."""
+        if len(found) < 2:
+            return False
+        fields, made = self.managed(min(found, key=age)), timestamp(max(found, key=age).get("created_at"))
+        now = server_time(self.client) or datetime.now(timezone.utc)
+        return made is not None and now - made <= RACE_AGE and all(self.alike(p, fields) for p in found)
 
     def unseen(self):
         """The passwords of this name made since the task first looked (other than those it already judged)."""

@@ -20,6 +20,8 @@ description:
   - When several runs create the same password at once, each reads the passwords of the name again after its create.
     The oldest password with the same fields stays; a run that made a newer one deletes it and returns the oldest,
     unchanged and without a secret, as a later run would. Only the run that made the oldest returns its secret.
+    A run that finds several passwords of the name with the same fields, the newest made within the last minute,
+    reads them again for up to 5 seconds while such runs delete theirs.
   - After a create whose answer was lost, a password is taken for the task's own only if it has every field the task
     sent and was created while the request was under way (on the server's clock); it is deleted and created again,
     since nobody holds its secret. Another password that appeared meanwhile is left as it is, with a warning naming

@@ -116,13 +116,15 @@ def test_20_forks_ensure_the_same_team_and_branch(fast_branches, ansible, figure
     assert [e for e in emulator.requests() if e["method"] != "GET"] == []
 
 
-def test_forks_ensuring_the_same_password_leave_one(emulator, ansible, figures):
+@pytest.mark.parametrize("in_process", [True, False], ids=["in_process", "module"])
+def test_forks_ensuring_the_same_password_leave_one(emulator, ansible, figures, in_process):
+    """The module path starts the forks less at once, so some read the name while others delete their extra ones."""
     hosts = HOSTS[:PASSWORD_FORKS]
     tasks = [{"name": SHARED_PASSWORD,
               FQCN + "password": dict(database="app", branch="main", name="shared", role="reader", ttl=3600)}]
     playbook = [play(tasks, hosts="all", defaults=module_defaults())]
-    run = ansible.run("%d forks, the same password" % PASSWORD_FORKS, playbook, emulator=emulator, hosts=hosts,
-                      forks=PASSWORD_FORKS)
+    run = ansible.run("%d forks, the same password, in_process=%s" % (PASSWORD_FORKS, in_process), playbook,
+                      emulator=emulator, hosts=hosts, forks=PASSWORD_FORKS, in_process=in_process)
     run.assert_ok()
     passwords = [p for p in emulator.list("/organizations/acme/databases/app/branches/main/passwords")
                  if p["name"] == "shared"]
@@ -141,8 +143,8 @@ def test_forks_ensuring_the_same_password_leave_one(emulator, ansible, figures):
     assert len(deletes) == len(creates) - 1  # each fork deletes at most the one it made
 
     emulator.clear_requests()
-    again = ansible.run("%d forks, the same password again" % PASSWORD_FORKS, playbook, emulator=emulator,
-                        hosts=hosts, forks=PASSWORD_FORKS)
+    again = ansible.run("%d forks, the same password again, in_process=%s" % (PASSWORD_FORKS, in_process), playbook,
+                        emulator=emulator, hosts=hosts, forks=PASSWORD_FORKS, in_process=in_process)
     again.assert_ok()
     assert not any(task.changed for task in again.tasks) and len(again.tasks) == PASSWORD_FORKS
     assert [e for e in emulator.requests() if e["method"] != "GET"] == []

@@ -158,9 +158,12 @@ def test_replace_deletes_and_creates_with_a_new_secret(server):
                                                  cidrs=["10.0.0.0/8"]))]
 
 
-def test_several_passwords_with_the_name_fail_naming_their_ids_also_in_a_warning(server):
+@pytest.mark.parametrize("second", [dict(created_at=-61), dict(role="admin")], ids=["a-minute-old", "other-fields"])
+def test_several_passwords_with_the_name_fail_naming_their_ids_also_in_a_warning(server, sleeps, second):
     """no_log hides a failure's message (before ansible-core 2.19), not a warning: the warning says what to do."""
-    server.script = [page(password(1), password(2))]
+    first = password(1, created_at=stamp(-120))
+    second = password(2, **dict(second, created_at=stamp(second.get("created_at", 0))))
+    server.script = [page(first, second)]
     ctx = TaskContext()
     with pytest.raises(ModuleFailure) as caught:
         run(server, ctx=ctx, state="absent")
@@ -168,7 +171,23 @@ def test_several_passwords_with_the_name_fail_naming_their_ids_also_in_a_warning
                 "the others (state=absent with their id).")
     assert caught.value.msg == expected
     assert ctx.warnings == [expected]
-    assert writes(server) == []
+    assert len(server.requests) == 1 and sleeps == []  # not runs racing to make one password: no wait
+
+
+def test_several_same_passwords_made_a_moment_ago_are_read_again_until_the_racing_runs_delete_the_newer(server, sleeps):
+    """Runs that ensure one password at once each make one, then all but the oldest delete theirs."""
+    oldest = password(1, created_at=stamp(-2))
+    server.script = [page(oldest, password(2), password(3)), page(oldest, password(3)), page(oldest)]
+    result = run(server, role="reader")
+    assert result == dict(changed=False, password=oldest)
+    assert len(server.requests) == 3 and sleeps == [0.5, 1.0] and writes(server) == []
+
+
+def test_several_same_passwords_that_stay_fail_after_a_few_seconds(server, sleeps):
+    server.default = page(password(1, created_at=stamp(-2)), password(2))
+    with pytest.raises(ModuleFailure, match="^2 passwords are named 'app' on branch 'main' .ids pw1, pw2.: set id"):
+        run(server, role="reader")
+    assert sleeps[:3] == [0.5, 1.0, 2.0] and 4.5 < sum(sleeps) <= 5 and writes(server) == []
 
 
 def test_id_selects_one_of_several(server):
