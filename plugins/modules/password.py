@@ -17,15 +17,12 @@ description:
     field, unless O(replace=true).
   - Several passwords on a branch may share a name; then the module fails and names their IDs, also in a warning that
     C(no_log) does not hide, and O(id) selects one.
-  - When several runs create the same password at once, each reads the passwords of the name again after its create.
-    The oldest password with the same fields stays; a run that made a newer one deletes it and returns the oldest,
-    unchanged and without a secret, as a later run would. Only the run that made the oldest returns its secret.
-    A run that finds several passwords of the name with the same fields, the newest made within the last minute,
-    reads them again for up to 5 seconds while such runs delete theirs.
-  - After a create whose answer was lost, a password is taken for the task's own only if it has every field the task
-    sent and was created while the request was under way (on the server's clock); it is deleted and created again,
-    since nobody holds its secret. Another password that appeared meanwhile is left as it is, with a warning naming
-    its ID; when several could be the task's, none is deleted and the task fails naming them.
+  - When runs create the same password at once, the oldest stays; a run that made a newer one deletes it and returns
+    the oldest, unchanged and without a secret, as a later run would. A run that meanwhile finds several passwords
+    of the name with the same fields, the newest under a minute old, reads them again for up to 5 seconds.
+  - After a create whose answer was lost, only a password with every field the task sent, created while the request
+    was under way (on the server's clock), is taken for the task's own, deleted and created again (nobody holds its
+    secret). Another one is left, with a warning naming its ID; when several could be, the task fails naming them.
   - An existing password that has expired is left as it is, with a warning that suggests O(renew=true).
   - In check mode, a branch that does not exist yet (because the check run skipped the task that creates it) gives a
     predicted create and a warning, rather than a failure.
