@@ -144,7 +144,7 @@ class OwnPasswords:
 
     create_defaults = {}
 
-    known = None  # IDs of the passwords with this name that are not this task's (seen before it created one)
+    known = None  # IDs never taken for this task's new password or another run's: seen before, left alone, deleted
     secret_lost = False  # a create or renewal lost its answer, and no later one has succeeded
     sent = window = None  # the body of the last create, and when its password may have been made
     superseded = False  # another run made the same password first: this task deleted its own and returns that one
@@ -218,8 +218,9 @@ class OwnPasswords:
         mine = [p for p in unseen if self.alike(p, sent) and self.window.holds(p)]
         others = [p for p in unseen if p not in mine]
         if len(mine) > 1:  # which one is this task's cannot be told, and deleting another run's loses its secret
-            self.ctx.warn(ambiguous(capital(self.label()), mine))
-            raise ModuleFailure(ambiguous(capital(self.label()), mine))
+            message = ambiguous(capital(self.label()), mine)
+            self.ctx.warn(message)  # a warning is shown where no_log hides the failure's message
+            raise ModuleFailure(message)
         if others:
             self.known.update(p["id"] for p in others)
             self.ctx.warn(left_alone(capital(self.label()), others))
