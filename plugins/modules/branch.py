@@ -28,18 +28,24 @@ options:
   name:
     description:
       - The name of the branch.
+      - With O(state=present), a name the platform accepts for a new branch, 1 to 63 lower-case letters, digits, V(-)
+        and V(_), starting with a letter or digit; another name is refused before any request, also in check mode.
+        O(state=absent) takes any name.
     type: str
     required: true
   state:
     description:
       - V(present) creates the branch if it does not exist.
       - V(absent) deletes the branch; a branch that does not exist is not a change.
+      - A production branch is not deleted; the task fails, also in check mode, and says to demote it first.
     type: str
     choices: [present, absent]
     default: present
   parent_branch:
     description:
       - The branch the new branch is created from. Required to create a branch.
+      - It names an existing branch, so the rule for new names does not apply; a branch that does not exist fails
+        the task, also in check mode.
     type: str
   region:
     description:
@@ -151,21 +157,19 @@ branch:
       description: Whether it is a production branch.
       type: bool
     cluster_name:
-      description: The cluster size of the branch.
+      description: The cluster size of the branch (from C(cluster_rate_name) where the platform's record names it so).
       type: str
     html_url:
       description: The branch in the web application.
       type: str
 """
 
-import re
-
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.branches import (
+    check_create_options, check_new_name, cluster_size, other_size, with_cluster_name)
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital, poll
 
-CLUSTER_SIZE = re.compile(r"^(SIZE|PS)_[1-9][0-9]*$")
-ISO_8601 = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
 CREATE_OPTIONS = ("backup_id", "restore_point", "seed_data", "cluster_size")
 ASLEEP = ("sleeping", "sleep_in_progress")  # states that do not become ready by themselves
 
@@ -194,11 +198,9 @@ class Branch(Resource):
 
     def validate(self):
         super().validate()
-        size, point = self.params["cluster_size"], self.params["restore_point"]
-        if size is not None and not CLUSTER_SIZE.match(size):
-            raise ModuleFailure("cluster_size must be of the form SIZE_10 (or PS_10), not %r." % size)
-        if point is not None and not ISO_8601.match(point):
-            raise ModuleFailure("restore_point must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z, not %r." % point)
+        if self.params["state"] == "present":  # a name to create; state=absent may delete any name
+            check_new_name("name", self.params["name"])
+        check_create_options(self.params["cluster_size"], self.params["restore_point"])
         if self.params["wait_timeout"] < 0:
             raise ModuleFailure("wait_timeout must be 0 or more seconds, not %s." % self.params["wait_timeout"])
 
@@ -206,7 +208,7 @@ class Branch(Resource):
         return "branch %r of database %r" % (self.params["name"], self.params["database"])
 
     def read(self):
-        return self.client.get(self.url(self.params["name"]), missing_ok=True)
+        return with_cluster_name(self.client.get(self.url(self.params["name"]), missing_ok=True))
 
     def managed(self, resource):
         return dict(name=resource.get("name"), parent_branch=resource.get("parent_branch"),
@@ -222,11 +224,16 @@ class Branch(Resource):
     def create(self, values):
         body = dict(values)
         body.update((name, self.params[name]) for name in CREATE_OPTIONS if self.params[name] is not None)
-        return super().create(body)
+        return with_cluster_name(super().create(body))
+
+    def guard(self, resource):
+        if self.params["state"] == "absent" and resource.get("production"):
+            raise ModuleFailure("%s is a production branch, which the platform does not delete: demote it first (in "
+                                "the platform's UI or API), then delete it." % capital(self.label()))
 
     def finish(self, resource, changed):
-        size, have = self.params["cluster_size"], resource.get("cluster_name")
-        if size and have and not self.created and _size(size) != _size(have):
+        size, have = self.params["cluster_size"], cluster_size(resource)
+        if not self.created and other_size(have, size):
             self.ctx.warn("%s has cluster size %s, not %s: cluster_size only shapes a new branch, so it is left as it "
                           "is." % (capital(self.label()), have, size))
         if not self.params["wait"] or resource.get("ready") or self.ctx.check_mode:
@@ -238,15 +245,11 @@ class Branch(Resource):
             raise ModuleFailure("%s was deleted while waiting for it to be ready." % what, changed=changed)
         if not settled:
             raise ModuleFailure("%s was not ready after %s seconds (state %r); raise wait_timeout or set wait to false."
-                                % (what, self.params["wait_timeout"], branch.get("state")), changed=changed, branch=branch)
+                                % (what, self.params["wait_timeout"], branch.get("state")),
+                                changed=changed, branch=branch)
         if not branch.get("ready"):
             self.ctx.warn("%s is %s, so it is not ready to serve queries." % (what, branch["state"]))
         return branch, changed
-
-
-def _size(name):
-    """A cluster size as a number: the API's PS_10 and the documented SIZE_10 are one size."""
-    return name.rpartition("_")[2]
 
 
 def main():

@@ -115,7 +115,7 @@ branches:
       description: The region of the branch (slug, display_name, provider, and so on).
       type: dict
     cluster_name:
-      description: The cluster size of the branch.
+      description: The cluster size of the branch (from C(cluster_rate_name) where the platform's record names it so).
       type: str
     safe_migrations:
       description: Whether safe migrations are enabled.
@@ -136,6 +136,7 @@ branches:
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule
+from ansible_collections.planetscale.cloud.plugins.module_utils.branches import with_cluster_name
 
 
 class BranchInfo(InfoModule):
@@ -153,12 +154,13 @@ class BranchInfo(InfoModule):
         database, name, production = self.params["database"], self.params["name"], self.params["production"]
         if name is None:
             params = None if production is None else dict(production=str(production).lower())
-            return dict(branches=self.items(self.org_path("databases", database, "branches"), params, self.params["limit"]))
+            found = self.items(self.org_path("databases", database, "branches"), params, self.params["limit"])
+            return dict(branches=[with_cluster_name(branch) for branch in found])
         branch = self.client.get(self.org_path("databases", database, "branches", name), missing_ok=True)
         if branch is None:
             self.client.get(self.org_path("databases", database))  # a missing database or organization fails here
             return dict(branches=[])
-        return dict(branches=[branch] if production is None or branch.get("production") == production else [])
+        return dict(branches=[with_cluster_name(branch)] if production in (None, branch.get("production")) else [])
 
     def not_found_hint(self):
         return "Check that organization %r and database %r exist and that the credentials can see them." % (

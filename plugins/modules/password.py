@@ -15,7 +15,14 @@ description:
     and RV(connection). Set C(no_log) on that task and store the secret at once.
   - O(role), O(replica) and O(ttl) can only be set when the password is created; a difference fails and names the
     field, unless O(replace=true).
-  - Several passwords on a branch may share a name; then the module fails and names their IDs, and O(id) selects one.
+  - Several passwords on a branch may share a name; then the module fails and names their IDs, also in a warning that
+    C(no_log) does not hide, and O(id) selects one.
+  - When runs create the same password at once, the oldest stays; a run that made a newer one deletes it and returns
+    the oldest, unchanged and without a secret, as a later run would. A run that meanwhile finds several passwords
+    of the name with the same fields, the newest under a minute old, reads them again for up to 5 seconds.
+  - After a create whose answer was lost, only a password with every field the task sent, created while the request
+    was under way (on the server's clock), is taken for the task's own, deleted and created again (nobody holds its
+    secret). Another one is left, with a warning naming its ID; when several could be, the task fails naming them.
   - An existing password that has expired is left as it is, with a warning that suggests O(renew=true).
   - In check mode, a branch that does not exist yet (because the check run skipped the task that creates it) gives a
     predicted create and a warning, rather than a failure.
@@ -157,14 +164,14 @@ connection:
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
-from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
+from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import OwnPasswords, without_secret
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital, networks
 
 
 MAX_TTL = 2147483647  # seconds, about 68 years: the largest 32-bit integer
 
 
-class Password(Resource):
+class Password(OwnPasswords, Resource):
     argument_spec = dict(
         database=dict(type="str", required=True),
         branch=dict(type="str", required=True),
@@ -184,32 +191,23 @@ class Password(Resource):
     parent = "branch"
     fields = ("name", "role", "replica", "ttl", "cidrs")
     create_only = ("role", "replica", "ttl")
-    known = None  # IDs of the passwords with this name before anything was created
-    secret_lost = False  # a create or renewal lost its answer, and no later one has succeeded
+    create_defaults = dict(replica=False, ttl=0, cidrs=[])  # the platform's default role is not known here
 
     def validate(self):
         super().validate()
         if not 0 <= (self.params["ttl"] or 0) <= MAX_TTL:
-            raise ModuleFailure("ttl must be from 0 (never expires) to %d seconds, not %s." % (MAX_TTL, self.params["ttl"]))
+            raise ModuleFailure("ttl must be from 0 (never expires) to %d seconds, not %s." % (
+                MAX_TTL, self.params["ttl"]))
         networks(self.params["cidrs"])
 
     def label(self):
         return "password %r on branch %r of database %r" % (
             self.params["name"], self.params["branch"], self.params["database"])
 
-    def named(self):
-        found = self.client.paginate(self.url(), params=dict(q=self.params["name"]))
-        return [_unseen(p) for p in found if p.get("name") == self.params["name"]]
-
     def read(self):
         if self.params["id"]:
-            return _unseen(self.client.get(self.url(self.params["id"]), missing_ok=True))
-        found = self.named()
-        self.known = set(p["id"] for p in found)
-        if len(found) > 1:
-            raise ModuleFailure("%d passwords are named %r on branch %r (ids %s); set id to the one to manage." % (
-                len(found), self.params["name"], self.params["branch"], ", ".join(sorted(self.known))))
-        return found[0] if found else None
+            return without_secret(self.client.get(self.url(self.params["id"]), missing_ok=True))
+        return self.only_named()
 
     def managed(self, resource):
         return dict(name=resource.get("name"), role=resource.get("role"), replica=resource.get("replica"),
@@ -218,6 +216,8 @@ class Password(Resource):
     def same(self, name, have, want):
         if name == "cidrs":
             return networks(have) == networks(want)
+        if name == "replica":
+            return bool(have) == bool(want)
         return super().same(name, have, want)
 
     def predict(self, resource, changes):
@@ -226,32 +226,12 @@ class Password(Resource):
             password["ttl_seconds"] = password.pop("ttl")
         return password
 
-    def create(self, values):
-        if self.known is None:
-            self.known = set(p["id"] for p in self.named())
-        created = super().create(dict((name, value) for name, value in values.items() if value not in (None, [])))
-        self.secret_lost = False  # the passwords whose secret was lost are deleted, and this one's is here
-        return created
-
-    def recover(self, error):
-        """A password whose creation lost its answer has a secret nobody knows: delete it, create anew."""
-        self.secret_lost = True  # until a create succeeds; a failure before then says what to do
-        for password in self.named():
-            if password["id"] not in self.known:
-                self.client.delete(self.url(password["id"]), missing_ok=True)
-        return None
-
-    def explain(self, error):
-        if not self.secret_lost:
-            return super().explain(error)
-        return ("%s The API may have issued a secret whose answer was lost, and running the task again would find the "
-                "password without it: delete the password (state=absent) or renew it (renew=true) to get a secret you "
-                "hold." % error)
-
     def update(self, resource, changes):
-        return _unseen(super().update(resource, changes))  # a rename or a new cidrs list issues no secret
+        return without_secret(super().update(resource, changes))  # a rename or a new cidrs list issues no secret
 
     def finish(self, resource, changed):
+        if self.superseded:  # as if this task had found the password another run made (after any delete of its own)
+            self.created, changed = False, self.replacing
         if resource.get("expired") and not self.params["renew"] and not self.created:
             self.ctx.warn("%s expired at %s: its secret no longer connects. Set renew: true to give it a new secret "
                           "and expiry." % (capital(self.label()), resource.get("expires_at") or "an unknown time"))
@@ -259,18 +239,7 @@ class Password(Resource):
             return resource, changed
         if not resource.get("renewable"):
             raise ModuleFailure("%s cannot be renewed: only a password with a ttl can." % capital(self.label()))
-        if self.ctx.check_mode:
-            return resource, True
-        renew = self.url(resource["id"], "renew")
-        try:
-            return self.client.post(renew), True
-        except ApiError as error:  # a lost answer held the only copy of the new secret: renew again
-            if error.outcome_unknown:
-                self.secret_lost = True
-                renewed = self.client.post(renew)
-                self.secret_lost = False
-                return renewed, True
-            raise
+        return (resource if self.ctx.check_mode else self.renewed(resource)), True
 
     def returned(self, resource):
         result = dict(password=resource)
@@ -278,13 +247,6 @@ class Password(Resource):
             result["connection"] = dict(host=resource.get("access_host_url"), username=resource.get("username"),
                                         password=resource["plain_text"], database=self.params["database"])
         return result
-
-
-def _unseen(password):
-    """A password as read back: the API shows a secret only when it issues one."""
-    if password:
-        password.pop("plain_text", None)
-    return password
 
 
 def main():

@@ -17,7 +17,8 @@ The contract, each line tested in tests/unit/plugins/plugin_utils/test_in_proces
 - the validator's warnings and deprecations reach the result, as AnsibleModule reports them;
 - no_log values are masked everywhere in the result, booleans and None kept;
 - the invocation is added when a module would add it;
-- the task's environment keyword is what the logic sees, and the controller's is restored.
+- the task's environment keyword is what the logic sees, and the controller's is restored;
+- a no_log task's warnings are shown where ansible-core (before 2.19) would hide them with the result.
 Private ansible-core APIs are used only through core_compat.
 """
 
@@ -31,12 +32,20 @@ from ansible.module_utils.common.parameters import remove_values
 from ansible.module_utils.common.validation import check_type_bool
 from ansible.module_utils.errors import UnsupportedError
 from ansible.plugins.action import ActionBase
+from ansible.release import __version__ as ANSIBLE_VERSION
+from ansible.utils.display import Display
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import HAS_REQUESTS
 from ansible_collections.planetscale.cloud.plugins.plugin_utils import core_compat
 
 SWITCH = "planetscale_in_process"
+# Before ansible-core 2.19 a no_log task's result is hidden whole, its warnings with it. A module's warnings
+# never carry a secret, and one may be the only word of what to do (several passwords share a name), so they
+# are shown here.
+NO_LOG_HIDES_WARNINGS = tuple(int(part) for part in ANSIBLE_VERSION.split(".")[:2]) < (2, 19)
+
+display = Display()
 
 
 class InProcessAction(ActionBase):
@@ -53,6 +62,9 @@ class InProcessAction(ActionBase):
             result.update(self._run_in_process(task_vars))
         else:
             result.update(self._run_module(task_vars))
+        if getattr(self._task, "no_log", False) and NO_LOG_HIDES_WARNINGS:
+            for warning in result.get("warnings") or []:
+                display.warning(warning)
         return result
 
     def _in_process(self, task_vars):

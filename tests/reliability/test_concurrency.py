@@ -10,6 +10,11 @@ team and branch, the forks that lose the race (the platform answers 422, the nam
 read what the winner made and continue from it: the winner reports changed, a loser reports
 changed only if it still had to add a member, and no member is added twice. The second round
 changes nothing and sends no write.
+
+Password names are not unique, so the platform refuses no duplicate: forks ensuring the same
+password each create one. Each then reads the passwords of that name again; the oldest stays, and
+every other fork deletes the one it made and returns the oldest, without a secret and unchanged.
+One password remains, the one fork that made it returns its secret, and a later run changes nothing.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from collections import Counter
 
 import pytest
 
-from harness import FQCN, module_defaults, play
+from harness import FQCN, REVEALS, module_defaults, play
 
 # The emulator answers this file as the real platform does when it is lean: bare {"data": [...]} lists,
 # cluster_rate_name, "type" keys (conftest.response_shapes).
@@ -29,6 +34,8 @@ OWN_BRANCH = "Ensure the fork's own branch"
 OWN_PASSWORD = "Ensure the fork's own password"
 SHARED_TEAM = "Ensure the shared team"
 SHARED_BRANCH = "Ensure the shared branch"
+SHARED_PASSWORD = "Ensure the shared password " + REVEALS
+PASSWORD_FORKS = 8
 
 
 def _writes(log, method, suffix):
@@ -109,4 +116,38 @@ def test_20_forks_ensure_the_same_team_and_branch(fast_branches, ansible, figure
                         hosts=HOSTS, forks=FORKS, in_process=in_process)
     again.assert_ok()
     assert not any(task.changed for task in again.tasks)
+    assert [e for e in emulator.requests() if e["method"] != "GET"] == []
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in_process", "module"])
+def test_forks_ensuring_the_same_password_leave_one(emulator, ansible, figures, in_process):
+    """The module path starts the forks less at once, so some read the name while others delete their extra ones."""
+    hosts = HOSTS[:PASSWORD_FORKS]
+    tasks = [{"name": SHARED_PASSWORD,
+              FQCN + "password": dict(database="app", branch="main", name="shared", role="reader", ttl=3600)}]
+    playbook = [play(tasks, hosts="all", defaults=module_defaults())]
+    run = ansible.run("%d forks, the same password, in_process=%s" % (PASSWORD_FORKS, in_process), playbook,
+                      emulator=emulator, hosts=hosts, forks=PASSWORD_FORKS, in_process=in_process)
+    run.assert_ok()
+    passwords = [p for p in emulator.list("/organizations/acme/databases/app/branches/main/passwords")
+                 if p["name"] == "shared"]
+    figures["duplicates"] += max(0, len(passwords) - 1)
+    assert len(passwords) == 1, [p["id"] for p in passwords]
+    results = [t.result for t in run.results(SHARED_PASSWORD)]
+    assert len(results) == PASSWORD_FORKS
+    assert set(r["password"]["id"] for r in results) == {passwords[0]["id"]}
+    # The fork whose password stayed made it and holds its secret; the others report what a later run would.
+    makers = [r for r in results if r["changed"]]
+    assert len(makers) == 1 and makers[0]["connection"]["password"].startswith("pscale_pw_")
+    assert all("connection" not in r and "plain_text" not in r["password"] for r in results if not r["changed"])
+    log = emulator.requests()
+    creates = [e for e in log if e["method"] == "POST" and e["path"].endswith("/main/passwords")]
+    deletes = [e for e in log if e["method"] == "DELETE"]
+    assert len(deletes) == len(creates) - 1  # each fork deletes at most the one it made
+
+    emulator.clear_requests()
+    again = ansible.run("%d forks, the same password again, in_process=%s" % (PASSWORD_FORKS, in_process), playbook,
+                        emulator=emulator, hosts=hosts, forks=PASSWORD_FORKS, in_process=in_process)
+    again.assert_ok()
+    assert not any(task.changed for task in again.tasks) and len(again.tasks) == PASSWORD_FORKS
     assert [e for e in emulator.requests() if e["method"] != "GET"] == []

@@ -118,15 +118,21 @@ def test_inputs_the_api_never_returns_are_not_compared(server):
     assert methods(server) == ["GET"]
 
 
-@pytest.mark.parametrize("have, warned", [("PS_10", False), ("PS_20", True), (None, False)])
+@pytest.mark.parametrize("have, warned", [
+    (dict(cluster_name="PS_10"), False), (dict(cluster_name="PS_20"), True), (dict(cluster_name=None), False),
+    (dict(cluster_rate_name="PS_20"), True), (dict(cluster_rate_name="PS_10"), False),
+    (dict(cluster_name="PS_20", cluster_rate_name="PS_10"), True),
+], ids=["same", "other", "unknown", "rate-name-other", "rate-name-same", "both"])
 def test_an_existing_branch_of_another_cluster_size_is_left_with_a_warning(server, have, warned):
-    server.script = [(200, branch(cluster_name=have))]
+    """Real records often carry cluster_rate_name where the OpenAPI says cluster_name; cluster_name wins."""
+    server.script = [(200, branch(**have))]
     ctx = TaskContext()
     result = run(server, ctx=ctx, parent_branch="main", cluster_size="SIZE_10")
     assert result["changed"] is False and methods(server) == ["GET"]
     expected = ["Branch 'dev' of database 'shop' has cluster size PS_20, not SIZE_10: cluster_size only shapes a new "
                 "branch, so it is left as it is."]
     assert ctx.warnings == (expected if warned else [])
+    assert result["branch"]["cluster_name"] == (have.get("cluster_name") or have.get("cluster_rate_name"))
 
 
 def test_a_new_branch_is_not_warned_about_its_cluster_size(server):
@@ -178,8 +184,62 @@ def test_a_create_whose_answer_was_lost_is_not_repeated(server, sleeps):
     assert methods(server) == ["GET", "POST", "GET", "GET"]
 
 
+def test_a_production_branch_is_not_deleted_and_check_mode_says_so_too(server):
+    """The platform refuses (422) to delete a production branch: the module refuses first, in both modes alike."""
+    messages = []
+    for check_mode in (True, False):
+        server.script = [(200, branch(name="dev", production=True))]
+        with pytest.raises(ModuleFailure) as caught:
+            run(server, check_mode=check_mode, state="absent")
+        messages.append(caught.value.msg)
+    assert messages == ["Branch 'dev' of database 'shop' is a production branch, which the platform does not delete: "
+                        "demote it first (in the platform's UI or API), then delete it."] * 2
+    assert methods(server) == ["GET", "GET"]
+
+
+def test_a_refused_delete_of_a_branch_that_became_production_says_to_demote(server):
+    server.script = [(200, branch()), (422, {"code": "unprocessable", "message": "cannot delete"}),
+                     (200, branch(production=True))]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, state="absent")
+    assert caught.value.msg.endswith("demote it first (in the platform's UI or API), then delete it.")
+    assert caught.value.result["status"] == 422
+
+
+@pytest.mark.parametrize("name", ["Dev", "-dev", "_dev", "dev.1", "dev 1", "dév", "a" * 64])
+@pytest.mark.parametrize("check_mode", [True, False], ids=["check", "run"])
+def test_a_name_the_platform_refuses_for_a_new_branch_fails_before_any_request(server, name, check_mode):
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, check_mode=check_mode, name=name, parent_branch="main")
+    assert caught.value.msg == ("name must be a branch name the platform accepts: 1 to 63 characters, lower-case "
+                                "letters, digits, '-' and '_', starting with a letter or digit; not %r." % name)
+    assert server.requests == []
+
+
+@pytest.mark.parametrize("name", ["a", "0", "dev_1-x", "a" * 63])
+def test_every_name_the_platform_accepts_passes(server, name):
+    server.script = [(200, branch(name=name))]
+    assert run(server, name=name, parent_branch="main")["changed"] is False
+
+
+def test_a_branch_whose_name_breaks_the_rule_can_still_be_deleted(server):
+    """The rule is for new branches; state=absent reads and deletes whatever name the platform has."""
+    server.script = [(200, branch(name="Old.Branch")), (204, b"")]
+    assert run(server, name="Old.Branch", state="absent")["changed"] is True
+    assert methods(server) == ["GET", "DELETE"]
+
+
+def test_parent_branch_names_an_existing_branch_and_is_not_held_to_the_rule(server):
+    """A parent that does not exist fails as creating from it would, in check mode too (the parent is read)."""
+    server.script = [NOT_FOUND, (404, {"code": "not_found", "message": "Branch not found"})]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, check_mode=True, parent_branch="Main")
+    assert "Branch not found" in caught.value.msg and methods(server) == ["GET", "GET"]
+
+
 @pytest.mark.parametrize("args, message", [
     (dict(cluster_size="LARGE"), "cluster_size must be of the form SIZE_10 (or PS_10), not 'LARGE'."),
+    (dict(cluster_size="PS_10\n"), "cluster_size must be of the form SIZE_10 (or PS_10), not 'PS_10\\n'."),
     (dict(restore_point="yesterday"), "restore_point must be an ISO 8601 timestamp"),
     (dict(wait_timeout=-1), "wait_timeout must be 0 or more seconds, not -1."),
     (dict(name=".."), "name must be a name, not '..'."),

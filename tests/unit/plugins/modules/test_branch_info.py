@@ -108,3 +108,12 @@ def test_name_that_cannot_be_a_path_segment_fails_before_any_request(server):
 def test_check_mode_gives_the_same_result(server):
     server.default = (200, branch("dev"))
     assert run(server, check_mode=True, name="dev") == run(server, name="dev")
+
+
+def test_cluster_name_is_filled_from_cluster_rate_name_where_a_record_has_only_that(server):
+    """Real records often carry cluster_rate_name where the OpenAPI says cluster_name; cluster_name wins."""
+    both = dict(branch("both"), cluster_name="PS_20", cluster_rate_name="PS_10")
+    server.script = [page([dict(branch("rate"), cluster_rate_name="PS_10"), both, branch("none")]),
+                     (200, dict(branch("dev"), cluster_rate_name="PS_40"))]
+    assert [b.get("cluster_name") for b in run(server)["branches"]] == ["PS_10", "PS_20", None]
+    assert run(server, name="dev")["branches"][0]["cluster_name"] == "PS_40"

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta, timezone
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
@@ -27,9 +29,16 @@ def run(server, check_mode=False, diff=False, ctx=None, **args):
     return Password(validation.validated_parameters, ctx).execute()
 
 
+def stamp(seconds=0.0):
+    """The time now, moved by seconds, as the API writes it."""
+    moment = datetime.now(timezone.utc) + timedelta(seconds=seconds)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (moment.microsecond // 1000)
+
+
 def password(number=1, **fields):
     return dict(dict(id="pw%d" % number, name="app", role="reader", replica=False, ttl_seconds=None, cidrs=None,
-                     renewable=False, username="u%d" % number, access_host_url="db.example.test"), **fields)
+                     renewable=False, username="u%d" % number, access_host_url="db.example.test",
+                     created_at=stamp()), **fields)
 
 
 def issued(number=1, **fields):
@@ -60,9 +69,10 @@ def test_create_returns_the_secret_and_the_connection_once(server):
 
 
 def test_an_existing_password_is_one_read_and_shows_no_secret(server):
-    server.script = [page(dict(password(), plain_text="leaked"), password(2, name="app-old"))]
+    existing = password()
+    server.script = [page(dict(existing, plain_text="leaked"), password(2, name="app-old"))]
     result = run(server, role="reader", replica=False, ttl=0)
-    assert result == dict(changed=False, password=password())
+    assert result == dict(changed=False, password=existing)
     assert len(server.requests) == 1
 
 
@@ -148,12 +158,36 @@ def test_replace_deletes_and_creates_with_a_new_secret(server):
                                                  cidrs=["10.0.0.0/8"]))]
 
 
-def test_several_passwords_with_the_name_fail_naming_their_ids(server):
-    server.script = [page(password(1), password(2))]
+@pytest.mark.parametrize("second", [dict(created_at=-61), dict(role="admin")], ids=["a-minute-old", "other-fields"])
+def test_several_passwords_with_the_name_fail_naming_their_ids_also_in_a_warning(server, sleeps, second):
+    """no_log hides a failure's message (before ansible-core 2.19), not a warning: the warning says what to do."""
+    first = password(1, created_at=stamp(-120))
+    second = password(2, **dict(second, created_at=stamp(second.get("created_at", 0))))
+    server.script = [page(first, second)]
+    ctx = TaskContext()
     with pytest.raises(ModuleFailure) as caught:
-        run(server, state="absent")
-    assert caught.value.msg == "2 passwords are named 'app' on branch 'main' (ids pw1, pw2); set id to the one to manage."
-    assert writes(server) == []
+        run(server, ctx=ctx, state="absent")
+    expected = ("2 passwords are named 'app' on branch 'main' (ids pw1, pw2): set id to the one to manage, or delete "
+                "the others (state=absent with their id).")
+    assert caught.value.msg == expected
+    assert ctx.warnings == [expected]
+    assert len(server.requests) == 1 and sleeps == []  # not runs racing to make one password: no wait
+
+
+def test_several_same_passwords_made_a_moment_ago_are_read_again_until_the_racing_runs_delete_the_newer(server, sleeps):
+    """Runs that ensure one password at once each make one, then all but the oldest delete theirs."""
+    oldest = password(1, created_at=stamp(-2))
+    server.script = [page(oldest, password(2), password(3)), page(oldest, password(3)), page(oldest)]
+    result = run(server, role="reader")
+    assert result == dict(changed=False, password=oldest)
+    assert len(server.requests) == 3 and sleeps == [0.5, 1.0] and writes(server) == []
+
+
+def test_several_same_passwords_that_stay_fail_after_a_few_seconds(server, sleeps):
+    server.default = page(password(1, created_at=stamp(-2)), password(2))
+    with pytest.raises(ModuleFailure, match="^2 passwords are named 'app' on branch 'main' .ids pw1, pw2.: set id"):
+        run(server, role="reader")
+    assert sleeps[:3] == [0.5, 1.0, 2.0] and 4.5 < sum(sleeps) <= 5 and writes(server) == []
 
 
 def test_id_selects_one_of_several(server):
@@ -251,6 +285,143 @@ def test_a_replacement_whose_answer_was_lost_keeps_the_other_passwords(server):
     assert result["password"]["id"] == "pw4"
     assert [w[:2] for w in writes(server)] == [("DELETE", URL + "/pw1"), ("POST", URL), ("DELETE", URL + "/pw3"),
                                                ("POST", URL)]
+
+
+# After a create whose answer was lost, only a password shown to be the task's own is deleted ----------------------
+
+LOST = (502, {"code": "bad_gateway"})
+
+
+def test_a_lost_create_deletes_the_one_password_with_every_field_sent_made_in_its_time(server):
+    """cidrs are compared as networks: 192.0.2.7 and 192.0.2.7/32 are one."""
+    fields = dict(role="writer", ttl_seconds=3600, cidrs=["192.0.2.7/32", "10.0.0.0/8"])
+    mine = password(7, **fields)
+    server.script = [page(), LOST, page(mine), (204, b""), (201, issued(8, **fields)),
+                     page(mine, password(8, **fields))]  # a list that still shows pw7
+    ctx = TaskContext()
+    result = run(server, ctx=ctx, role="writer", ttl=3600, cidrs=["10.0.0.0/8", "192.0.2.7"])
+    assert result["changed"] is True and result["connection"]["password"] == PLAIN_TEXT
+    assert [w[:2] for w in writes(server)] == [("POST", URL), ("DELETE", URL + "/pw7"), ("POST", URL)]
+    assert ctx.warnings == []
+
+
+@pytest.mark.parametrize("fields", [
+    dict(role="admin"),  # another field than the task sent
+    dict(ttl_seconds=60),
+    dict(replica=True),
+    dict(cidrs=["10.0.0.0/8"]),  # the task sent none, so the platform gave its password none
+    dict(created_at=-3600),  # made an hour before the request
+    dict(created_at=None),  # made at a time nobody can tell
+], ids=["role", "ttl", "replica", "cidrs", "an-hour-before", "no-time"])
+def test_a_lost_create_leaves_a_password_it_cannot_show_to_be_its_own_and_names_it(server, fields):
+    if "created_at" in fields and fields["created_at"] is not None:
+        fields = dict(created_at=stamp(fields["created_at"]))
+    other = password(7, **fields)
+    server.script = [page(), LOST, page(other), (201, issued(8)), page(other, password(8))]
+    ctx = TaskContext()
+    result = run(server, ctx=ctx, role="reader", replica=False, ttl=0)
+    assert result["changed"] is True and result["password"]["id"] == "pw8"
+    assert [w[:2] for w in writes(server)] == [("POST", URL), ("POST", URL)]  # pw7 is not deleted
+    assert ctx.warnings == [
+        "Password 'app' on branch 'main' of database 'shop': the password with id pw7 appeared while the answer to "
+        "this task's create was lost, but it lacks a field the task sent or was made outside the time of that request, "
+        "so it is left as it is. If it is this task's, nobody holds its secret: delete it (state=absent with its id)."]
+    assert PLAIN_TEXT not in json.dumps(ctx.warnings)
+
+
+def test_a_lost_create_with_several_passwords_that_could_be_its_own_deletes_none_and_fails_naming_them(server):
+    server.script = [page(), LOST, page(password(7), password(9))]
+    ctx = TaskContext()
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, ctx=ctx, role="reader")
+    expected = ("Password 'app' on branch 'main' of database 'shop': 2 passwords (ids pw7, pw9) were made while "
+                "the answer to this task's create was lost, and each has every field the task sent: one may be this "
+                "task's, whose secret nobody holds, and the others another run's. None was deleted and no other "
+                "created. Delete the ones whose secret you do not hold (state=absent with their id), then run the task "
+                "again.")
+    assert caught.value.msg == expected and ctx.warnings == [expected]
+    assert writes(server) == [("POST", URL, dict(name="app", role="reader"))]
+
+
+def test_the_time_of_a_lost_create_is_on_the_server_clock(server, monkeypatch):
+    """The server's clock is a day ahead of this machine's: its Date headers, not the local clock, frame the request."""
+    server_now = datetime.now(timezone.utc) + timedelta(days=1)
+    monkeypatch.setattr(BaseHTTPRequestHandler, "date_time_string",
+                        lambda self, timestamp=None: server_now.strftime("%a, %d %b %Y %H:%M:%S GMT"))
+    mine = password(7, created_at=stamp(86400))
+    local = password(9, created_at=stamp())
+    server.script = [page(), LOST, page(mine, local), (204, b""), (201, issued(8)), page(local, password(8))]
+    ctx = TaskContext()
+    assert run(server, ctx=ctx, role="reader")["password"]["id"] == "pw8"
+    assert [w[:2] for w in writes(server)] == [("POST", URL), ("DELETE", URL + "/pw7"), ("POST", URL)]
+    assert "the password with id pw9 appeared" in ctx.warnings[0]
+
+
+# Runs that create the same password at once keep the oldest -----------------------------------------------------
+
+
+def test_a_create_that_finds_an_older_same_password_deletes_its_own_and_returns_the_older(server):
+    older = password(1, created_at=stamp(-1))
+    server.script = [page(), (201, issued(2)), page(older, password(2)), (204, b"")]
+    result = run(server, diff=True, role="reader")
+    assert result == dict(changed=False, password=older,
+                          diff=dict(before=dict(name="app", role="reader", replica=False, ttl=0, cidrs=[]),
+                                    after=dict(name="app", role="reader", replica=False, ttl=0, cidrs=[])))
+    assert writes(server) == [("POST", URL, dict(name="app", role="reader")), ("DELETE", URL + "/pw2", None)]
+    assert PLAIN_TEXT not in json.dumps(result)
+
+
+def test_the_same_creation_time_is_ordered_by_id(server):
+    now = stamp()
+    server.script = [page(), (201, issued(2, created_at=now)),
+                     page(password(2, created_at=now), password(1, created_at=now)), (204, b"")]
+    assert run(server)["password"]["id"] == "pw1"
+    assert writes(server)[-1] == ("DELETE", URL + "/pw2", None)
+
+
+@pytest.mark.parametrize("fields", [dict(created_at=60), dict(role="admin", created_at=-1),
+                                    dict(cidrs=["10.0.0.0/8"], created_at=-1)],
+                         ids=["newer", "another-role", "other-cidrs"])
+def test_a_create_keeps_its_password_when_no_older_one_has_its_fields(server, fields):
+    other = password(1, **dict(fields, created_at=stamp(fields["created_at"])))
+    server.script = [page(), (201, issued(2)), page(other, password(2))]
+    result = run(server, role="reader")
+    assert result["changed"] is True and result["password"]["id"] == "pw2"
+    assert result["connection"]["password"] == PLAIN_TEXT
+    assert [w[0] for w in writes(server)] == ["POST"]
+
+
+def test_a_replacement_that_finds_an_older_same_password_still_reports_the_delete(server):
+    """Another run replaced the password at the same time: the one it made stays, and this task deleted the old one."""
+    older = password(3, role="admin", created_at=stamp(-1))
+    server.script = [page(password(1)), (204, b""), (201, issued(2, role="admin")),
+                     page(older, password(2, role="admin")), (204, b"")]
+    result = run(server, diff=True, role="admin", replace=True)
+    assert result["changed"] is True and result["password"] == older and "connection" not in result
+    assert result["diff"]["before"]["role"] == "reader" and result["diff"]["after"]["role"] == "admin"
+    assert [w[:2] for w in writes(server)] == [("DELETE", URL + "/pw1"), ("POST", URL), ("DELETE", URL + "/pw2")]
+
+
+def test_a_renewal_of_the_older_same_password_gives_its_secret(server):
+    older = password(1, ttl_seconds=60, renewable=True, created_at=stamp(-1))
+    server.script = [page(), (201, issued(2, ttl_seconds=60, renewable=True)), page(older, password(2, ttl_seconds=60)),
+                     (204, b""), (200, issued(1, ttl_seconds=60, renewable=True))]
+    result = run(server, ttl=60, renew=True)
+    assert result["changed"] is True and result["password"]["id"] == "pw1" and result["connection"]
+    assert [w[:2] for w in writes(server)] == [("POST", URL), ("DELETE", URL + "/pw2"), ("POST", URL + "/pw1/renew")]
+
+
+def test_a_duplicate_that_cannot_be_deleted_is_kept_with_its_secret_and_a_warning(server):
+    server.script = [page(), (201, issued(2)), page(password(1, created_at=stamp(-1)), password(2)),
+                     (403, {"code": "forbidden", "message": "Forbidden"})]
+    ctx = TaskContext()
+    result = run(server, ctx=ctx)
+    assert result["changed"] is True and result["connection"]["password"] == PLAIN_TEXT
+    assert ctx.warnings == [
+        "Password 'app' on branch 'main' of database 'shop': another run made the same password first (id pw1), and "
+        "deleting the one this task made (id pw2) failed (DELETE /organizations/acme/databases/shop/branches/main/"
+        "passwords/pw2 failed with HTTP 403: forbidden, Forbidden). Both exist and this task returns the secret of its "
+        "own; delete one of them (state=absent with its id)."]
 
 
 @pytest.mark.parametrize("args, message", [

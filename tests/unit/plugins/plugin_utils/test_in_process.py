@@ -200,3 +200,36 @@ def test_the_module_path_removes_its_temporary_directory(monkeypatch):
     monkeypatch.setattr(in_process.core_compat, "remove_module_tmpdir", lambda a: calls.append("removed"))
     action._run_module({})
     assert calls == [False, "removed"]
+
+
+class Warner(Module):
+    """Warns, then fails: a failure whose message no_log hides, and a warning that says what to do."""
+
+    uses_credentials = False
+    uses_organization = False
+
+    def run(self):
+        self.ctx.warn("2 passwords are named 'app': set id.")
+        return dict(changed=False)
+
+
+class WarnerAction(InProcessAction):
+    module_class = Warner
+
+
+@pytest.mark.parametrize("path", ["in_process", "module"])
+@pytest.mark.parametrize("no_log, hides, shown", [(True, True, True), (True, False, False), (False, True, False)],
+                         ids=["no_log-before-2.19", "no_log-since-2.19", "logged"])
+def test_a_no_log_task_shows_its_warnings_where_ansible_core_would_hide_them(monkeypatch, path, no_log, hides, shown):
+    """Before ansible-core 2.19 no_log hides a result whole; later ones show its warnings themselves."""
+    displayed = []
+    monkeypatch.setattr(ActionBase, "run", lambda self, tmp=None, task_vars=None: {})
+    monkeypatch.setattr(in_process, "NO_LOG_HIDES_WARNINGS", hides)
+    monkeypatch.setattr(in_process.display, "warning", displayed.append)
+    action = WarnerAction.__new__(WarnerAction)
+    action._task = SimpleNamespace(args={}, check_mode=False, diff=False, action="warner", no_log=no_log, async_val=0)
+    action._in_process = lambda task_vars: path == "in_process"
+    action._run_module = lambda task_vars: dict(changed=False, warnings=["2 passwords are named 'app': set id."])
+    result = action.run(task_vars={})
+    assert result["warnings"] == ["2 passwords are named 'app': set id."]
+    assert displayed == (result["warnings"] if shown else [])

@@ -1,0 +1,259 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Which password of a name is a task's own, when the platform cannot say.
+
+Password names are not unique on a branch, and only the request that creates a password sees its
+secret. So two runs that ensure one password both create it, and a create whose answer was lost
+may have made a password nobody holds the secret of. Two rules settle it:
+
+- After a lost answer, a password is the task's own only if it has every field the task sent and
+  was created between just before the request and the read that finds it: on the server's clock
+  (its Date header) when it tells it, with a little slack. Only that password is deleted, to be
+  made again; any other one is left, with a warning that names it.
+- When several runs create the same password at once, the oldest (created_at, then id) stays:
+  every other run deletes the one it made and returns the oldest. A run that reads the name while
+  they do so finds several passwords of it for a moment, and waits a few seconds for them to go.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import datetime, timedelta, timezone
+from email.utils import parsedate_to_datetime
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
+from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital, poll
+
+SERVER_SLACK = timedelta(seconds=2)  # the Date header's whole seconds, and clocks of the servers behind one name
+LOCAL_SLACK = timedelta(seconds=60)  # without a Date header this machine's clock stands in for the server's
+NEWEST = datetime.max.replace(tzinfo=timezone.utc)  # where a password's created_at is missing or unreadable
+# Passwords of one name that look made by runs racing to create the same one (see OwnPasswords.racing) are read
+# again for this long, until the runs have deleted the newer ones.
+RACE_WAIT = 5  # seconds
+RACE_AGE = timedelta(seconds=60)  # the newest is no older than this
+TIMESTAMP = re.compile(r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?(Z|[+-]\d{2}:?\d{2})?",
+                       re.IGNORECASE)
+
+
+def timestamp(text):
+    """An ISO 8601 time of the API as a datetime in UTC (no zone counts as UTC), or None."""
+    found = TIMESTAMP.fullmatch(text) if isinstance(text, str) else None
+    if not found:
+        return None
+    fields = [int(part) for part in found.groups()[:6]]
+    try:
+        moment = datetime(*fields, microsecond=int((found.group(7) or "0")[:6].ljust(6, "0")), tzinfo=timezone.utc)
+    except ValueError:
+        return None
+    zone = (found.group(8) or "Z").upper()
+    if zone != "Z":
+        digits = zone[1:].replace(":", "")
+        offset = timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+        moment -= offset if zone[0] == "+" else -offset
+    return moment
+
+
+def age(password):
+    """The order in which passwords were made: created_at, then id; one without a readable time counts as newest."""
+    return timestamp(password.get("created_at")) or NEWEST, str(password.get("id"))
+
+
+def server_time(client):
+    """The server's time at its last answer (its Date header), or None."""
+    try:
+        moment = parsedate_to_datetime(client.server_date) if client.server_date else None
+    except (TypeError, ValueError, IndexError):
+        return None
+    if moment is not None and moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment
+
+
+class CreationWindow:
+    """When the password of one create request may have been made: opened just before the request,
+    closed by the read that looks for it."""
+
+    def __init__(self, client):
+        self.client = client
+        self.server_start = server_time(client)
+        self.local_start = datetime.fromtimestamp(time.time(), timezone.utc)
+        self.bounds = None
+
+    def close(self):
+        """Call after the read that lists the passwords: its answer's Date ends the window."""
+        server_end = server_time(self.client)
+        if self.server_start is not None and server_end is not None:
+            self.bounds = (self.server_start - SERVER_SLACK, server_end + SERVER_SLACK)
+        else:
+            self.bounds = (self.local_start - LOCAL_SLACK, datetime.now(timezone.utc) + LOCAL_SLACK)
+
+    def holds(self, password):
+        created = timestamp(password.get("created_at"))
+        return created is not None and self.bounds[0] <= created <= self.bounds[1]
+
+
+def ids(passwords):
+    return ", ".join(sorted(str(p["id"]) for p in passwords))
+
+
+def several_named(name, branch, found):
+    """The failure (and warning) when a name is not enough to choose a password."""
+    return ("%d passwords are named %r on branch %r (ids %s): set id to the one to manage, or delete the others "
+            "(state=absent with their id)." % (len(found), name, branch, ids(found)))
+
+
+def ambiguous(what, mine):
+    return ("%s: %d passwords (ids %s) were made while the answer to this task's create was lost, and each has every "
+            "field the task sent: one may be this task's, whose secret nobody holds, and the others another run's. "
+            "None was deleted and no other created. Delete the ones whose secret you do not hold (state=absent with "
+            "their id), then run the task again." % (what, len(mine), ids(mine)))
+
+
+def left_alone(what, others):
+    if len(others) == 1:
+        return ("%s: the password with id %s appeared while the answer to this task's create was lost, but it lacks a "
+                "field the task sent or was made outside the time of that request, so it is left as it is. If it is "
+                "this task's, nobody holds its secret: delete it (state=absent with its id)." % (what, ids(others)))
+    return ("%s: the passwords with ids %s appeared while the answer to this task's create was lost, but each lacks a "
+            "field the task sent or was made outside the time of that request, so they are left as they are. If one "
+            "is this task's, nobody holds its secret: delete it (state=absent with its id)." % (what, ids(others)))
+
+
+def duplicate_kept(what, older, created, error):
+    return ("%s: another run made the same password first (id %s), and deleting the one this task made (id %s) "
+            "failed (%s). Both exist and this task returns the secret of its own; delete one of them (state=absent "
+            "with its id)." % (what, older["id"], created["id"], str(error).rstrip(".")))
+
+
+def without_secret(password):
+    """A password as read back: the API shows a secret only when it issues one."""
+    if password:
+        password.pop("plain_text", None)
+    return password
+
+
+class OwnPasswords:
+    """The reads and creates of a Resource whose names are not unique and whose secret only its create shows.
+
+    The resource class has the option "name", and create_defaults: what the platform gives a field that a create
+    leaves out. alike() compares with the resource's same().
+    """
+
+    create_defaults = {}
+
+    known = None  # IDs never taken for this task's new password or another run's: seen before, left alone, deleted
+    secret_lost = False  # a create or renewal lost its answer, and no later one has succeeded
+    sent = window = None  # the body of the last create, and when its password may have been made
+    superseded = False  # another run made the same password first: this task deleted its own and returns that one
+    replacing = False  # the task deleted a password to create it again (replace: true)
+
+    def named(self):
+        found = self.client.paginate(self.url(), params=dict(q=self.params["name"]))
+        return [without_secret(p) for p in found if p.get("name") == self.params["name"]]
+
+    def only_named(self):
+        """The one password of the name, or None; a failure (and a warning, which no_log does not hide) for several."""
+        found = poll(self.named, lambda passwords: not self.racing(passwords), RACE_WAIT, current=self.named(),
+                     first=0.5, factor=2, longest=2)[0]
+        self.known = set(p["id"] for p in found)
+        if len(found) > 1:
+            message = several_named(self.params["name"], self.params.get("branch"), found)
+            self.ctx.warn(message)
+            raise ModuleFailure(message)
+        return found[0] if found else None
+
+    def racing(self, found):
+        """Whether several passwords of the name look made by runs that ensure the same password at once, which
+        delete all but the oldest: every one has the oldest one's fields, and the newest was made a moment ago."""
+        if len(found) < 2:
+            return False
+        fields, made = self.managed(min(found, key=age)), timestamp(max(found, key=age).get("created_at"))
+        now = server_time(self.client) or datetime.now(timezone.utc)
+        return made is not None and now - made <= RACE_AGE and all(self.alike(p, fields) for p in found)
+
+    def unseen(self):
+        """The passwords of this name made since the task first looked (other than those it already judged)."""
+        return [p for p in self.named() if p["id"] not in self.known]
+
+    def alike(self, password, fields):
+        """Whether a password has every one of fields (in the form managed() gives)."""
+        have = self.managed(password)
+        return all(self.same(name, have.get(name), value) for name, value in fields.items())
+
+    def create(self, values):
+        if self.known is None:
+            self.known = set(p["id"] for p in self.named())
+        self.sent = dict((name, value) for name, value in values.items() if value not in (None, []))
+        self.window = CreationWindow(self.client)
+        created = super().create(self.sent)
+        self.secret_lost = False  # the passwords whose secret was lost are deleted, and this one's is here
+        return self.first_made(created)
+
+    def first_made(self, created):
+        """Runs that create the same password at once keep the oldest: this task's goes if another is older."""
+        fields = self.managed(created)
+        older = [p for p in self.unseen()
+                 if p["id"] != created["id"] and age(p) < age(created) and self.alike(p, fields)]
+        if not older:
+            return created
+        oldest = min(older, key=age)
+        try:
+            self.client.delete(self.url(created["id"]), missing_ok=True)
+        except ApiError as error:  # keep the password whose secret this task holds, and say that both exist
+            self.ctx.warn(duplicate_kept(capital(self.label()), oldest, created, error))
+            return created
+        self.superseded = True
+        return oldest
+
+    def recover(self, error):
+        """A create lost its answer. The password it made, if one can be shown to be this task's, has a secret
+        nobody holds: delete it, to create anew. Any other new one is left, with a warning that names it."""
+        self.secret_lost = True  # until a create succeeds; a failure before then says what to do
+        unseen = self.unseen()
+        self.window.close()
+        sent = dict(self.create_defaults, **self.sent)
+        mine = [p for p in unseen if self.alike(p, sent) and self.window.holds(p)]
+        others = [p for p in unseen if p not in mine]
+        if len(mine) > 1:  # which one is this task's cannot be told, and deleting another run's loses its secret
+            message = ambiguous(capital(self.label()), mine)
+            self.ctx.warn(message)  # a warning is shown where no_log hides the failure's message
+            raise ModuleFailure(message)
+        if others:
+            self.known.update(p["id"] for p in others)
+            self.ctx.warn(left_alone(capital(self.label()), others))
+        for password in mine:
+            self.client.delete(self.url(password["id"]), missing_ok=True)
+            self.known.add(password["id"])  # gone: never the older password another run made
+        return None
+
+    def renewed(self, resource):
+        """The password renewed: a new secret and expiry. A renewal whose answer was lost (it held the only copy
+        of the new secret) is sent again."""
+        renew = self.url(resource["id"], "renew")
+        try:
+            return self.client.post(renew)
+        except ApiError as error:
+            if not error.outcome_unknown:
+                raise
+            self.secret_lost = True
+            renewed = self.client.post(renew)
+            self.secret_lost = False
+            return renewed
+
+    def explain(self, error):
+        if not self.secret_lost:
+            return super().explain(error)
+        return ("%s The API may have issued a secret whose answer was lost, and running the task again would find the "
+                "password without it: delete the password (state=absent) or renew it (renew=true) to get a secret you "
+                "hold." % error)
+
+    def replace(self, resource, field):
+        self.replacing = True
+        return super().replace(resource, field)
+
+    def outcome(self, changed, resource, before):
+        found = self.superseded and not self.replacing  # as if the task had found it: nothing of its own to show
+        return super().outcome(changed, resource, self.managed(resource) if found else before)
