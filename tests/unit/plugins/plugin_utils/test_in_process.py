@@ -228,6 +228,7 @@ def test_a_no_log_task_shows_its_warnings_where_ansible_core_would_hide_them(mon
     monkeypatch.setattr(in_process.display, "warning", displayed.append)
     action = WarnerAction.__new__(WarnerAction)
     action._task = SimpleNamespace(args={}, check_mode=False, diff=False, action="warner", no_log=no_log, async_val=0)
+    action._compute_environment_string = lambda raw_environment_out: None
     action._in_process = lambda task_vars: path == "in_process"
     action._run_module = lambda task_vars: dict(changed=False, warnings=["2 passwords are named 'app': set id."])
     result = action.run(task_vars={})
