@@ -59,8 +59,10 @@ UNITS_WORKERS ?= 2
 # `make content-tests CONTENT_ARGS="-k demo"`; each worker runs its own emulator
 CONTENT_ARGS ?=
 CONTENT_WORKERS ?= 2
-# `make test-reliability RELIABILITY_ARGS="-k tls"`; each worker runs its own emulators, a test file stays on one
+# `make test-reliability RELIABILITY_ARGS="-k tls"` or `RELIABILITY_TESTS=tests/reliability/test_tls.py`;
+# each worker runs its own emulators, a test file stays on one
 RELIABILITY_ARGS ?=
+RELIABILITY_TESTS ?= tests/reliability
 RELIABILITY_WORKERS ?= 2
 EMULATOR_ARGS ?=
 
@@ -195,7 +197,7 @@ bench-smoke: setup-new setup-emulator ## the benchmark's scenarios once each at 
 	$(VENV_NEW)/bin/python -m pytest tests/bench -q -p no:cacheprovider
 
 test-reliability: setup-new setup-emulator ## faults, unknown outcomes, concurrency, rate limit, bad input, secrets, TLS (logs: build/reliability)
-	$(VENV_NEW)/bin/python -m pytest tests/reliability -q -p no:cacheprovider -n $(RELIABILITY_WORKERS) --dist loadfile \
+	$(VENV_NEW)/bin/python -m pytest $(RELIABILITY_TESTS) -q -p no:cacheprovider -n $(RELIABILITY_WORKERS) --dist loadfile \
 		$(RELIABILITY_ARGS)
 
 # ---------------------------------------------------------------- tools
