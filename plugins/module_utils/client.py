@@ -218,11 +218,13 @@ class Client:
     def close(self):
         self.session.close()
 
-    def request(self, method, url_path, json=None, data=None, params=None, missing_ok=False, offsite=None):
+    def request(self, method, url_path, json=None, data=None, params=None, missing_ok=False, offsite=None,
+                any_json=False):
         """Send one request (retried as the rules allow); return the decoded JSON object, or None for no body.
 
         offsite: follow a redirect to another scheme, host or port (as a GET without credentials);
-        by default only the redirects the API documents are followed.
+        by default only the redirects the API documents are followed. any_json: return whatever JSON
+        value the answer holds, for a caller that checks its shape itself with a better sentence.
         """
         if offsite is None:
             offsite = method.upper() == "GET" and any(rule.search(url_path) for rule in OFFSITE_REDIRECTS)
@@ -253,7 +255,7 @@ class Client:
             body = response.json()
         except ValueError:
             raise ApiError(method, url_path, response.status_code, message="the answer was not JSON")
-        if not isinstance(body, dict):
+        if not isinstance(body, dict) and not any_json:
             if method.upper() == "DELETE":  # deleted: what the answer says does not change that
                 return None
             raise ApiError(method, url_path, response.status_code, message=(
@@ -318,8 +320,8 @@ class Client:
     def get(self, url_path, params=None, missing_ok=False, offsite=None):
         return self.request("GET", url_path, params=params, missing_ok=missing_ok, offsite=offsite)
 
-    def post(self, url_path, json=None, data=None):
-        return self.request("POST", url_path, json=json, data=data)
+    def post(self, url_path, json=None, data=None, any_json=False):
+        return self.request("POST", url_path, json=json, data=data, any_json=any_json)
 
     def patch(self, url_path, json):
         return self.request("PATCH", url_path, json=json)

@@ -11,13 +11,12 @@ healthy one.
 
 from __future__ import annotations
 
-import re
 import time
-from datetime import datetime, timedelta, timezone
-from email.utils import mktime_tz, parsedate_tz
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils import timestamps
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, backoff
+from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import iso8601
 
 TOKEN_PATH = "/oauth/token"
 TOKEN_INFO_PATH = "/oauth/token/info"
@@ -28,7 +27,6 @@ KEPT_FIELDS = ("token_type", "expires_in", "expires_at", "scope", "scopes")
 ISSUED_FIELDS = ("access_token", "refresh_token")
 RECORD_FIELDS = ("token", "plain_text_refresh_token")  # the deprecated application-token endpoint's
 JSON_TYPES = ((bool, "boolean"), (str, "string"), ((int, float), "number"), (list, "list"))
-ISO8601 = re.compile(r"^(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(?:[.,]\d+)?(Z|[+-]\d\d:?\d\d)?$", re.IGNORECASE)
 
 AUTHORIZE_AGAIN = "send the user through the OAuth application's authorization step again"
 HINTS = {
@@ -80,33 +78,19 @@ INFO_UNAUTHORIZED = "The OAuth server wants a bearer access token: check access_
 
 # Expiry arithmetic ------------------------------------------------------------------------------
 
-def iso8601(timestamp):
-    """A Unix timestamp as ISO 8601 UTC to the second (2026-11-22T01:02:03Z); None stays None."""
-    if timestamp is None:
-        return None
-    return (datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(seconds=int(timestamp))).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def parse_iso8601(text):
     """The Unix timestamp of an ISO 8601 time such as 2026-11-22T01:02:03.000Z (UTC without an offset), or None.
 
     Fractions of a second are dropped: an expiry read a little early is the safe side.
     """
-    match = ISO8601.match(text.strip()) if isinstance(text, str) else None
-    if not match:
-        return None
-    day, clock, offset = match.groups()
-    offset = "+0000" if offset is None or offset.upper() == "Z" else offset.replace(":", "")
-    try:
-        return datetime.strptime("%sT%s%s" % (day, clock, offset), "%Y-%m-%dT%H:%M:%S%z").timestamp()
-    except ValueError:
-        return None
+    moment = timestamps.parse_iso8601(text)
+    return None if moment is None else float(int(moment.timestamp()))
 
 
 def http_date(text):
     """The Unix timestamp of an HTTP Date header, or None."""
-    parsed = parsedate_tz(text) if text else None
-    return mktime_tz(parsed) if parsed else None
+    moment = timestamps.parse_http_date(text)
+    return None if moment is None else int(moment.timestamp())
 
 
 def server_now(client):

@@ -18,14 +18,15 @@ may have made a password nobody holds the secret of. Two rules settle it:
 
 from __future__ import annotations
 
-import re
 import time
 from datetime import datetime, timedelta, timezone
-from email.utils import parsedate_to_datetime
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
-from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital, poll
+from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital
+from ansible_collections.planetscale.cloud.plugins.module_utils.settle import poll
+from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_http_date
+from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_iso8601 as timestamp
 
 SERVER_SLACK = timedelta(seconds=2)  # the Date header's whole seconds, and clocks of the servers behind one name
 LOCAL_SLACK = timedelta(seconds=60)  # without a Date header this machine's clock stands in for the server's
@@ -34,26 +35,6 @@ NEWEST = datetime.max.replace(tzinfo=timezone.utc)  # where a password's created
 # again for this long, until the runs have deleted the newer ones.
 RACE_WAIT = 5  # seconds
 RACE_AGE = timedelta(seconds=60)  # the newest is no older than this
-TIMESTAMP = re.compile(r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?(Z|[+-]\d{2}:?\d{2})?",
-                       re.IGNORECASE)
-
-
-def timestamp(text):
-    """An ISO 8601 time of the API as a datetime in UTC (no zone counts as UTC), or None."""
-    found = TIMESTAMP.fullmatch(text) if isinstance(text, str) else None
-    if not found:
-        return None
-    fields = [int(part) for part in found.groups()[:6]]
-    try:
-        moment = datetime(*fields, microsecond=int((found.group(7) or "0")[:6].ljust(6, "0")), tzinfo=timezone.utc)
-    except ValueError:
-        return None
-    zone = (found.group(8) or "Z").upper()
-    if zone != "Z":
-        digits = zone[1:].replace(":", "")
-        offset = timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
-        moment -= offset if zone[0] == "+" else -offset
-    return moment
 
 
 def age(password):
@@ -63,13 +44,7 @@ def age(password):
 
 def server_time(client):
     """The server's time at its last answer (its Date header), or None."""
-    try:
-        moment = parsedate_to_datetime(client.server_date) if client.server_date else None
-    except (TypeError, ValueError, IndexError):
-        return None
-    if moment is not None and moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment
+    return parse_http_date(client.server_date)
 
 
 class CreationWindow:

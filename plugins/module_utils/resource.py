@@ -19,16 +19,18 @@ does the rest the same way for every module:
 from __future__ import annotations
 
 import abc
+import collections
 import ipaddress
-import time
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
-from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, backoff, json_kind
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, json_kind
+from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
+
+# What update() may return instead of the resource: the resource, and whether this run applied the change (False
+# where every write it sent was refused because another run had made the same change).
+Outcome = collections.namedtuple("Outcome", "resource applied")
 
 STATE_OPTION = dict(type="str", choices=["present", "absent"], default="present")
-CREATE_ATTEMPTS = 3
-# A create refused because the name is taken: another run may have created it meanwhile.
-CONFLICT_STATUSES = frozenset((409, 422))
 
 
 class Resource(Module, metaclass=abc.ABCMeta):
@@ -46,7 +48,6 @@ class Resource(Module, metaclass=abc.ABCMeta):
     def __init__(self, params, ctx=None):
         super().__init__(params, ctx)
         self.created = False  # the resource is new (or predicted new) in this run
-        self.raced = False  # set by update(): every write it sent was refused as done already by another run
 
     @classmethod
     def spec(cls):
@@ -78,7 +79,7 @@ class Resource(Module, metaclass=abc.ABCMeta):
         return self.client.post(self.url(), json=values)
 
     def update(self, resource, changes):
-        """Apply changes (managed fields that differ) in one write; return the resource."""
+        """Apply changes (managed fields that differ) in one write; return the resource (or an Outcome)."""
         return self.client.patch(self.url(resource[self.key]), json=changes)
 
     def delete(self, resource):
@@ -193,8 +194,11 @@ class Resource(Module, metaclass=abc.ABCMeta):
             resource, changed = self.replace(resource, fixed[0]), True
         elif changes:
             self.guard(resource)
-            resource = self.predict(resource, changes) if self.ctx.check_mode else self.update_once(resource, changes)
-            changed = changed or not self.raced
+            if self.ctx.check_mode:
+                resource, applied = self.predict(resource, changes), True
+            else:
+                resource, applied = self.update_once(resource, changes)
+            changed = changed or applied
         resource, changed = self.finish(resource, changed)
         return self.outcome(changed, resource, before)
 
@@ -240,45 +244,42 @@ class Resource(Module, metaclass=abc.ABCMeta):
     def create_once(self, values):
         """Create, and after an unknown outcome read what exists rather than create twice: (resource, changed).
 
-        Only a create that reading shows was not applied is sent again, after the client's backoff
-        (or the server's Retry-After), CREATE_ATTEMPTS times in all.
+        Only a create that reading shows was not applied is sent again (write_and_settle); a create refused
+        as a conflict is another run's work when reading finds the resource.
         """
-        for attempt in range(1, CREATE_ATTEMPTS + 1):
-            try:
-                return self.record(self.create(values)), True
-            except ApiError as error:
-                if error.outcome_unknown:
-                    found = self.record(self.recover(error))
-                    if found is not None:
-                        return found, True
-                    if attempt < CREATE_ATTEMPTS:
-                        time.sleep(backoff(attempt, error.retry_after))
-                        continue
-                elif error.status in CONFLICT_STATUSES:
-                    found = self.read_record()
-                    if found is not None:
-                        return found, False
-                raise
+        def recovered(error):
+            found = self.record(self.recover(error))
+            return None if found is None else (found, True)
+
+        def made_by_another_run(error):  # pylint: disable=unused-argument
+            found = self.read_record()
+            return None if found is None else (found, False)
+        resource, changed = write_and_settle(lambda: self.create(values), read_back=recovered,
+                                             on_conflict=made_by_another_run)
+        return self.record(resource), changed
 
     def update_once(self, resource, changes):
-        """Update; after an unknown outcome read what exists and send only what still differs (an update
-        may take several requests, and the lost one may have been applied)."""
-        for attempt in range(1, CREATE_ATTEMPTS + 1):
-            try:
-                return self.record(self.update(resource, changes))
-            except ApiError as error:
-                if not error.outcome_unknown:
-                    self.explain_refusal(error)
-                    raise
-                found = self.read_record()
-                if found is None:
-                    raise
-                changes = self.differences(found)
-                if not changes:
-                    return found
-                if attempt == CREATE_ATTEMPTS:
-                    raise
-                resource = found
+        """Update: (resource, applied). After an unknown outcome read what exists and send only what still
+        differs (an update may take several requests, and the lost one may have been applied)."""
+        pending = dict(resource=resource, changes=changes)
+
+        def send():
+            return self.update(pending["resource"], pending["changes"])
+
+        def read_back(error):
+            found = self.read_record()
+            if found is None:
+                raise error
+            pending.update(resource=found, changes=self.differences(found))
+            return None if pending["changes"] else (found, True)
+        try:
+            answer, applied = write_and_settle(send, read_back=read_back)
+        except ApiError as error:
+            if not error.outcome_unknown:
+                self.explain_refusal(error)
+            raise
+        updated, applied = answer if isinstance(answer, Outcome) else (answer, applied)
+        return self.record(updated), applied
 
     def delete_once(self, resource):
         """Delete; after an unknown outcome read back: gone is done, still there means nothing was deleted."""
@@ -306,24 +307,6 @@ class Resource(Module, metaclass=abc.ABCMeta):
                 self.guard(found)
         except ModuleFailure as failure:
             raise ModuleFailure(failure.msg, status=error.status, error=error.as_dict())
-
-
-def poll(read, done, timeout, current=None, first=1.0, factor=1.5, longest=15.0):
-    """Read until done(value), waiting longer each time, for at most timeout seconds: (value, done).
-
-    When current is given it is judged first, so the first read comes after the first wait.
-    """
-    deadline = time.monotonic() + timeout
-    delay = first
-    value = current if current is not None else read()
-    while not done(value):
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return value, False
-        time.sleep(min(delay, left))
-        delay = min(delay * factor, longest)
-        value = read()
-    return value, True
 
 
 def networks(cidrs, option="cidrs"):

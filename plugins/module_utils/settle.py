@@ -54,50 +54,78 @@ def write_and_settle(send, read_back=None, on_conflict=None, attempts=ATTEMPTS):
     raise AssertionError("unreachable: the last attempt returns or raises")  # pragma: no cover
 
 
+def poll(read, done, timeout, current=None, first=1.0, factor=1.5, longest=15.0, failed=None):
+    """Read until done(value), waiting longer each time, for at most timeout seconds: (value, done).
+
+    When current is given it is judged first, so the first read comes after the first wait.
+    failed(value) may return a sentence for a state from which done() can never be reached:
+    the poll ends at once with a ModuleFailure carrying it.
+    """
+    deadline = time.monotonic() + timeout
+    delay = first
+    value = current if current is not None else read()
+    while True:
+        sentence = failed(value) if failed else None
+        if sentence:
+            raise ModuleFailure(sentence)
+        if done(value):
+            return value, True
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return value, False
+        time.sleep(min(delay, left))
+        delay = min(delay * factor, longest)
+        value = read()
+
+
 class Waiter:
-    """Poll read() until done(value), with growing intervals, for at most timeout seconds.
+    """Wait, for at most the user's timeout, until done(value), polling read() with growing intervals.
 
     what names the wait in sentences ("branch 'dev' to be ready"); state(value) tells the
     state a failure reports; failed(value) returns a sentence for a state from which done()
     can never be reached (the wait ends at once with it), or None. A failure's result carries
-    the last value read under key (e.g. "branch").
+    the last value read under key (e.g. "branch"). timed_out(value, timeout) may give the sentence
+    for the timeout instead of the one built from what and state.
     """
 
-    def __init__(self, what, done, state, failed=None, key="last", first=1.0, factor=1.5, longest=15.0):
+    def __init__(self, what, done, state, failed=None, key="last", timed_out=None, first=1.0, factor=1.5,
+                 longest=15.0):
         self.what = what
+        self.timed_out = timed_out
         self.key = key
         self.done = done
         self.state = state
         self.failed = failed
-        self.first, self.factor, self.longest = first, factor, longest
+        self.intervals = dict(first=first, factor=factor, longest=longest)
         self.reads = 0
+        self.last = None
 
     def wait(self, read, timeout, current=None, **result):
         """The value once done; ModuleFailure (with result and the last value) on a failed state or the timeout.
 
         When current is given it is judged first, so the first read comes after the first wait.
         """
-        deadline = time.monotonic() + timeout
-        delay = self.first
-        value = current if current is not None else self._read(read)
-        while True:
-            sentence = self.failed(value) if self.failed else None
-            if sentence:
-                raise ModuleFailure(sentence, **dict(result, **{self.key: value}))
-            if self.done(value):
-                return value
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise ModuleFailure("Waited %s seconds for %s; the last state was %s. Raise wait_timeout, or set "
-                                    "wait to false and check later." % (timeout, self.what, _state(self.state(value))),
-                                    **dict(result, **{self.key: value}))
-            time.sleep(min(delay, left))
-            delay = min(delay * self.factor, self.longest)
-            value = self._read(read)
+        try:
+            value, done = poll(self._read(read), self.done, timeout, current=current, failed=self._failed,
+                               **self.intervals)
+        except ModuleFailure as failure:
+            raise ModuleFailure(failure.msg, **dict(result, **{self.key: self.last}))
+        if not done:
+            sentence = self.timed_out(value, timeout) if self.timed_out else (
+                "Waited %s seconds for %s; the last state was %s. Raise wait_timeout, or set wait to false and check "
+                "later." % (timeout, self.what, _state(self.state(value))))
+            raise ModuleFailure(sentence, **dict(result, **{self.key: value}))
+        return value
 
     def _read(self, read):
-        self.reads += 1
-        return read()
+        def counted():
+            self.reads += 1
+            return read()
+        return counted
+
+    def _failed(self, value):
+        self.last = value
+        return self.failed(value) if self.failed else None
 
 
 def _state(value):

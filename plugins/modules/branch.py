@@ -168,7 +168,8 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import r
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.branches import (
     check_create_options, check_new_name, cluster_size, other_size, with_cluster_name)
-from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital, poll
+from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital
+from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Waiter
 
 CREATE_OPTIONS = ("backup_id", "restore_point", "seed_data", "cluster_size")
 ASLEEP = ("sleeping", "sleep_in_progress")  # states that do not become ready by themselves
@@ -238,15 +239,14 @@ class Branch(Resource):
                           "is." % (capital(self.label()), have, size))
         if not self.params["wait"] or resource.get("ready") or self.ctx.check_mode:
             return resource, changed
-        branch, settled = poll(self.read, lambda b: b is None or b.get("ready") or b.get("state") in ASLEEP,
-                               self.params["wait_timeout"], current=resource)
         what = capital(self.label())
-        if branch is None:
-            raise ModuleFailure("%s was deleted while waiting for it to be ready." % what, changed=changed)
-        if not settled:
-            raise ModuleFailure("%s was not ready after %s seconds (state %r); raise wait_timeout or set wait to false."
-                                % (what, self.params["wait_timeout"], branch.get("state")),
-                                changed=changed, branch=branch)
+        branch = Waiter(
+            "%s to be ready" % self.label(), done=lambda b: b.get("ready") or b.get("state") in ASLEEP,
+            state=lambda b: b.get("state"), key="branch",
+            failed=lambda b: "%s was deleted while waiting for it to be ready." % what if b is None else None,
+            timed_out=lambda b, timeout: "%s was not ready after %s seconds (state %r); raise wait_timeout or set "
+                                         "wait to false." % (what, timeout, b.get("state")),
+        ).wait(self.read, self.params["wait_timeout"], current=resource, changed=changed)
         if not branch.get("ready"):
             self.ctx.warn("%s is %s, so it is not ready to serve queries." % (what, branch["state"]))
         return branch, changed

@@ -129,7 +129,7 @@ team:
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, is_name
 from ansible_collections.planetscale.cloud.plugins.module_utils.members import Directory
-from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource
+from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Outcome, Resource
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
 
 SSO_MANAGED = ("Team %r is managed by single sign-on, so it cannot be changed through the API; "
@@ -223,8 +223,7 @@ class Team(Resource):
             for uid in removed:
                 self.client.delete(url + self.path("members", uid), missing_ok=True)
             team = dict(team, members=[self.directory.users[uid] for uid in changes["members"]])
-        self.raced = bool(added) and not (body or removed or any(added))
-        return team
+        return Outcome(team, applied=not (added and not (body or removed or any(added))))
 
     def add(self, url, uid):
         """Add a member: True; False where a refusal shows another run added them (after an unknown outcome, the

@@ -272,7 +272,7 @@ class Token(OAuthModule):
 
     def grant(self):
         sent = time.time()
-        body = self.send_grant(lambda: self.client.post(TOKEN_PATH, data=grant_form(self.params)))
+        body = self.send_grant(lambda: self.client.post(TOKEN_PATH, data=grant_form(self.params), any_json=True))
         require_tokens(body, ISSUED_FIELDS, "POST " + TOKEN_PATH, self.params["grant_type"],
                        "auth_url is the platform's OAuth server")
         return dict(token=issued_token(body, http_date(self.client.server_date) or sent))
@@ -282,7 +282,7 @@ class Token(OAuthModule):
         api = self.make_client(params["api_url"], "%s:%s" % (params["service_token_id"], params["service_token"]))
         try:
             url = self.org_path("oauth-applications", params["application_id"], "token")
-            record = self.send_grant(lambda: api.post(url, json=grant_form(params)))
+            record = self.send_grant(lambda: api.post(url, json=grant_form(params), any_json=True))
             require_tokens(record, RECORD_FIELDS, "POST " + url, params["grant_type"],
                            "api_url is the platform's API")
             return dict(token=recorded_token(record, server_now(api)), token_record=record)

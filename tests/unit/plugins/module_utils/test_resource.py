@@ -11,7 +11,8 @@ import pytest
 from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
-from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, networks, poll
+from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, networks
+from ansible_collections.planetscale.cloud.plugins.module_utils.settle import poll
 
 URL = "/v1/organizations/acme/widgets"
 

@@ -58,7 +58,7 @@ def writes(server):
 
 
 def test_create_returns_the_secret_and_the_connection_once(server):
-    server.script = [page(), (201, issued(cidrs=["10.0.0.0/8"]))]
+    server.script = [page(), (201, issued(cidrs=["10.0.0.0/8"])), page(password(cidrs=["10.0.0.0/8"]))]
     result = run(server, diff=True, role="reader", ttl=0, cidrs=["10.0.0.0/8"])
     assert result["changed"] is True
     assert result["password"]["plain_text"] == PLAIN_TEXT
@@ -149,7 +149,8 @@ def test_a_create_only_field_that_differs_fails_naming_it(server, args, field):
 
 
 def test_replace_deletes_and_creates_with_a_new_secret(server):
-    server.script = [page(password(cidrs=["10.0.0.0/8"])), (204, b""), (201, issued(2, role="admin"))]
+    server.script = [page(password(cidrs=["10.0.0.0/8"])), (204, b""), (201, issued(2, role="admin")),
+                     page(password(2, role="admin"))]
     result = run(server, role="admin", replace=True)
     assert result["changed"] is True
     assert result["connection"]["password"] == PLAIN_TEXT
@@ -231,7 +232,7 @@ def test_a_password_without_ttl_cannot_be_renewed(server):
 
 
 def test_a_new_password_is_not_renewed_too(server):
-    server.script = [page(), (201, issued(renewable=True, ttl_seconds=60))]
+    server.script = [page(), (201, issued(renewable=True, ttl_seconds=60)), page(password(ttl_seconds=60))]
     assert run(server, ttl=60, renew=True)["changed"] is True
     assert [w[1] for w in writes(server)] == [URL]
 
@@ -244,7 +245,8 @@ def test_a_renewal_whose_answer_was_lost_is_renewed_again(server):
 
 def test_a_create_whose_answer_was_lost_is_deleted_and_created_again(server):
     """The secret of the password created by the lost request is unknown: one usable password must remain."""
-    server.script = [page(), (502, {"code": "bad_gateway"}), page(password(7)), (204, b""), (201, issued(8))]
+    server.script = [page(), (502, {"code": "bad_gateway"}), page(password(7)), (204, b""), (201, issued(8)),
+                     page(password(8))]
     result = run(server, role="reader")
     assert result["changed"] is True
     assert result["password"]["id"] == "pw8" and result["connection"]["password"] == PLAIN_TEXT
@@ -280,7 +282,7 @@ def test_an_update_that_stays_unknown_says_a_rerun_continues(server):
 
 def test_a_replacement_whose_answer_was_lost_keeps_the_other_passwords(server):
     server.script = [(200, password(1, ttl_seconds=60)), (204, b""), page(password(2)), (502, {}),
-                     page(password(2), password(3)), (204, b""), (201, issued(4))]
+                     page(password(2), password(3)), (204, b""), (201, issued(4)), page(password(2), password(4))]
     result = run(server, id="pw1", ttl=0, replace=True)
     assert result["password"]["id"] == "pw4"
     assert [w[:2] for w in writes(server)] == [("DELETE", URL + "/pw1"), ("POST", URL), ("DELETE", URL + "/pw3"),
