@@ -15,7 +15,7 @@ import time
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils import timestamps
-from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, backoff
+from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
 from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import iso8601
 
 TOKEN_PATH = "/oauth/token"
@@ -260,15 +260,10 @@ class OAuthModule(Module):
     def send_grant(self, send):
         """Send a grant; when its answer is lost, send it once more. If the first request was not applied
         the second is the grant; if it was, its tokens are lost either way and the refusal says so."""
-        try:
-            return send()
-        except ApiError as error:
-            if not error.outcome_unknown:
-                raise
-            wait = backoff(1, error.retry_after)
-        self.lost_answer = True
-        time.sleep(wait)
-        return send()
+        def cannot_be_read_back(error):  # pylint: disable=unused-argument
+            self.lost_answer = True
+            return None
+        return write_and_settle(send, read_back=cannot_be_read_back, attempts=2)[0]
 
     @property
     def client(self):
