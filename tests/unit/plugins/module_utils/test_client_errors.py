@@ -164,3 +164,35 @@ def test_never_connected_judges_exception_types_not_their_text():
     assert client_module._never_connected(refused)  # pylint: disable=protected-access
     dns = requests.exceptions.ConnectionError(socket.gaierror(-2, "Name or service not known"))
     assert client_module._never_connected(dns)  # pylint: disable=protected-access
+
+
+@pytest.fixture
+def not_tls():
+    """A TCP server that answers every connection with plain HTTP, counting the connections it accepts."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    accepted = []
+
+    def serve():
+        while True:
+            try:
+                connection, dummy = listener.accept()
+            except OSError:
+                return
+            accepted.append(1)
+            connection.recv(4096)
+            connection.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            connection.close()
+    threading.Thread(target=serve, daemon=True).start()
+    yield "https://127.0.0.1:%d" % listener.getsockname()[1], accepted
+    listener.close()
+
+
+def test_a_tls_failure_is_not_retried(not_tls, sleeps):
+    """A handshake that fails fails the same way again: one connection, no wait, whatever api_retries says."""
+    url, accepted = not_tls
+    with pytest.raises(ApiError) as caught:
+        Client(url + "/v1", retries=5).get("/user")
+    assert "does not speak TLS" in str(caught.value)
+    assert len(accepted) == 1 and sleeps == []
