@@ -246,6 +246,7 @@ class Client:
             raise self._error(method, url_path, response)
         if response.status_code >= 300:
             raise ApiError(method, url_path, response.status_code, message="a redirect without a Location to follow")
+        self._whole(method, url_path, response)
         if response.status_code == 204 or not response.content:
             if method.upper() == "GET":
                 raise ApiError(method, url_path, response.status_code,
@@ -261,6 +262,17 @@ class Client:
             raise ApiError(method, url_path, response.status_code, message=(
                 "the answer was %s where a JSON object was expected" % json_kind(body)))
         return body
+
+    def _whole(self, method, url_path, response):
+        """Refuse an answer shorter than its Content-Length: older urllib3 (1.x) hands it over as if whole."""
+        declared = response.headers.get("Content-Length")
+        if not (declared or "").isdigit() or response.headers.get("Content-Encoding", "identity") != "identity":
+            return
+        if len(response.content) < int(declared):
+            raise ApiError(method, url_path, message=self._scrub(
+                "the connection to %s closed in the middle of the answer, which was cut short (%d of %s bytes "
+                "arrived)" % (urlsplit(response.url).netloc.rpartition("@")[2], len(response.content), declared)),
+                outcome_unknown=method.upper() != "GET")
 
     def _send(self, method, url_path, url, sending):
         """One request and its retries, without following a redirect; a failure becomes an ApiError sentence."""
