@@ -1,0 +1,91 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Answers of the shapes real servers and proxies give beside the OpenAPI, end to end through
+ansible-playbook on both paths: a validation error in the {"errors": [...]} shape, a token
+endpoint that succeeds without a token, a list that is not a list, a body that is not JSON.
+Each task fails with a sentence that names the endpoint and says what the server said; none
+with a traceback, and nothing is written after such an answer.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from harness import FQCN, module_defaults, play
+
+BRANCHES = "/v1/organizations/acme/databases/app/branches"
+ERRORS = [dict(namespace="branch", name="name", errors=["has already been taken", "is reserved"]),
+          dict(namespace="branch", name="parent_branch", errors=["does not exist"])]
+
+
+def _run(emulator, ansible, label, tasks, in_process, extra_vars=None):
+    run = ansible.run("%s in_process=%s" % (label, in_process), [play(tasks, defaults=module_defaults(api_retries=0))],
+                      extra_vars or {}, emulator=emulator, in_process=in_process, timeout=120)
+    return run
+
+
+def _failed_with(task, *parts):
+    assert task.failed, task
+    msg = task.result["msg"]
+    assert "Traceback" not in msg and "object at 0x" not in msg and "has no attribute" not in msg, msg
+    for part in parts:
+        assert part in msg, (part, msg)
+    return msg
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in_process", "module"])
+def test_a_validation_error_in_the_errors_shape_shows_each_message(emulator, ansible, figures, in_process):
+    emulator.faults(dict(method="POST", path=BRANCHES + "$", status=422, body="errors", errors=ERRORS, times=1))
+    name = "Create a branch the platform refuses"
+    run = _run(emulator, ansible, "422 errors shape", [{"name": name, "ignore_errors": True, FQCN + "branch": dict(
+        database="app", name="shapes", parent_branch="main", wait=False)}], in_process)
+    figures["faults_injected"] += 1
+    figures["faults_reported"] += 1
+    _failed_with(run.result(name), "POST /organizations/acme/databases/app/branches failed with HTTP 422",
+                 "branch name: has already been taken, is reserved", "branch parent_branch: does not exist")
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in_process", "module"])
+@pytest.mark.parametrize("body", [dict(body="empty_object"), dict(body="json", value=None),
+                                  dict(body="json", value=dict(access_token="half"))], ids=["{}", "null", "half"])
+def test_a_token_answer_without_tokens_fails_and_returns_none(emulator, ansible, figures, body, in_process):
+    tokens = emulator.tokens()
+    ansible.watch.learn(tokens["access_token"], tokens["refresh_token"])
+    emulator.faults(dict(method="POST", path="^/oauth/token$", status=200, times=1, **body))
+    name = "Refresh against a server that answers without tokens"
+    run = _run(emulator, ansible, "token answer %s" % body, [{"name": name, "ignore_errors": True, FQCN + "token": dict(
+        grant_type="refresh_token", refresh_token="{{ refresh_token }}")}], in_process,
+        dict(refresh_token=tokens["refresh_token"]))
+    figures["faults_injected"] += 1
+    figures["faults_reported"] += 1
+    task = run.result(name)
+    _failed_with(task, "POST /oauth/token succeeded with", "which is no token")
+    assert "token" not in task.result
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in_process", "module"])
+@pytest.mark.parametrize("value, kind", [([], "a list"), ("x", "a string"), (None, "null")])
+def test_a_list_answered_with_the_wrong_json_is_a_sentence_naming_the_endpoint(emulator, ansible, figures, value,
+                                                                                kind, in_process):
+    emulator.faults(dict(method="GET", path=BRANCHES + "$", status=200, body="json", value=value))
+    name = "List the branches of a server that answers %s" % kind
+    run = _run(emulator, ansible, "list answered %s" % kind, [{"name": name, "ignore_errors": True,
+                                                               FQCN + "branch_info": dict(database="app")}], in_process)
+    figures["faults_injected"] += 1
+    figures["faults_reported"] += 1
+    _failed_with(run.result(name), "GET /organizations/acme/databases/app/branches failed with HTTP 200",
+                 "the answer was %s where a JSON object was expected" % kind)
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in_process", "module"])
+def test_a_record_that_is_no_record_is_not_written_after(emulator, ansible, figures, in_process):
+    """A read of the branch answered {} (a proxy's idea of an answer) fails; no create follows it."""
+    emulator.faults(dict(method="GET", path=BRANCHES + "/main$", status=200, body="empty_object"))
+    name = "Ensure a branch whose read answers {}"
+    run = _run(emulator, ansible, "record answered {}", [{"name": name, "ignore_errors": True, FQCN + "branch": dict(
+        database="app", name="main", wait=False)}], in_process)
+    figures["faults_injected"] += 1
+    figures["faults_reported"] += 1
+    _failed_with(run.result(name), "GET /organizations/acme/databases/app/branches/main", "not a branch record")
+    assert [entry for entry in emulator.requests() if entry["method"] != "GET"] == []
