@@ -24,39 +24,74 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.client import (
     path,
 )
 
-API_URL = "https://api.planetscale.com/v1"
-AUTH_URL = "https://auth.planetscale.com"
+DEFAULT_API_URL = "https://api.planetscale.com/v1"
+DEFAULT_AUTH_URL = "https://auth.planetscale.com"
 
-CONNECTION_OPTIONS = dict(
+
+class OptionSet:
+    """Options that modules take together, and the doc fragment that documents them.
+
+    A module names the sets it takes in Module.option_sets; its argument spec, the doc fragments
+    its DOCUMENTATION extends and the options it accepts only for the action group all follow
+    from that (tests/unit/test_option_sets.py holds every module to it).
+
+    fragment documents the options, or is None where each module that takes them documents
+    them itself (their meaning differs). unused documents them as "not used by this module",
+    for a set of the action group that a module does not take. parts are the sets that a set
+    combines: a module that takes OAUTH takes AUTH_URL.
+    """
+
+    def __init__(self, name, options=None, fragment=None, unused=None, parts=()):
+        self.name = name
+        self.options = dict(options or {})
+        for part in parts:
+            self.options.update(part.options)
+        self.fragment = fragment
+        self.unused = unused
+        self.parts = tuple(parts)
+
+    def __repr__(self):
+        return "OptionSet(%s)" % self.name
+
+
+FRAGMENT = "planetscale.cloud.api"
+CONNECTION = OptionSet("connection", dict(
     api_timeout=dict(type="int", default=30, fallback=(env_fallback, ["PLANETSCALE_API_TIMEOUT"])),
     api_retries=dict(type="int", default=5, fallback=(env_fallback, ["PLANETSCALE_API_RETRIES"])),
     validate_certs=dict(type="bool", default=True),
     ca_path=dict(type="path"),
-)
-ACCESS_TOKEN_OPTION = dict(
+), fragment=FRAGMENT + ".connection")
+ACCESS_TOKEN = OptionSet("access_token", dict(
     access_token=dict(type="str", no_log=True, fallback=(env_fallback, ["PLANETSCALE_ACCESS_TOKEN"])),
-)
-SERVICE_TOKEN_OPTIONS = dict(
+))
+SERVICE_TOKEN = OptionSet("service_token", dict(
     service_token_id=dict(type="str", fallback=(env_fallback, ["PLANETSCALE_SERVICE_TOKEN_ID"])),
     service_token=dict(type="str", no_log=True, fallback=(env_fallback, ["PLANETSCALE_SERVICE_TOKEN"])),
-)
-API_URL_OPTION = dict(
-    api_url=dict(type="str", default=API_URL, fallback=(env_fallback, ["PLANETSCALE_API_URL"])),
-)
-CREDENTIAL_OPTIONS = dict(ACCESS_TOKEN_OPTION, **SERVICE_TOKEN_OPTIONS, **API_URL_OPTION)
-CREDENTIAL_VARIABLES = dict((name, option["fallback"][1][0])
-                            for name, option in dict(ACCESS_TOKEN_OPTION, **SERVICE_TOKEN_OPTIONS).items())
-ORGANIZATION_OPTION = dict(
+    api_url=dict(type="str", default=DEFAULT_API_URL, fallback=(env_fallback, ["PLANETSCALE_API_URL"])),
+), fragment=FRAGMENT + ".service_token", unused=FRAGMENT + ".unused_service_token")
+# The resource API's credentials: either kind, and where to send them.
+CREDENTIALS = OptionSet("credentials", parts=(ACCESS_TOKEN, SERVICE_TOKEN), fragment=FRAGMENT)
+ORGANIZATION = OptionSet("organization", dict(
     organization=dict(type="str", required=True, fallback=(env_fallback, ["PLANETSCALE_ORG"])),
-)
-AUTH_URL_OPTION = dict(
-    auth_url=dict(type="str", default=AUTH_URL, fallback=(env_fallback, ["PLANETSCALE_AUTH_URL"])),
-)
-OAUTH_OPTIONS = dict(
-    AUTH_URL_OPTION,
+), fragment=FRAGMENT + ".organization", unused=FRAGMENT + ".unused_organization")
+AUTH_URL = OptionSet("auth_url", dict(
+    auth_url=dict(type="str", default=DEFAULT_AUTH_URL, fallback=(env_fallback, ["PLANETSCALE_AUTH_URL"])),
+), fragment=FRAGMENT + ".auth_url", unused=FRAGMENT + ".unused_auth_url")
+OAUTH_CLIENT = OptionSet("oauth_client", dict(
     client_id=dict(type="str", no_log=False, fallback=(env_fallback, ["PLANETSCALE_CLIENT_ID"])),
     client_secret=dict(type="str", no_log=True, fallback=(env_fallback, ["PLANETSCALE_CLIENT_SECRET"])),
-)
+), unused=FRAGMENT + ".unused_oauth_client")
+# The OAuth server and the OAuth application's credentials.
+OAUTH = OptionSet("oauth", parts=(AUTH_URL, OAUTH_CLIENT), fragment=FRAGMENT + ".oauth")
+
+# The action group planetscale.cloud.all, each of its options in one of these sets. Ansible gives
+# every option set for the group to every module of the group, so every module accepts them all:
+# a set a module does not take is accepted (its type and no_log only: no default, no environment
+# fallback) and ignored, and the module's documentation extends the set's unused fragment.
+GROUP = (ACCESS_TOKEN, SERVICE_TOKEN, ORGANIZATION, AUTH_URL, OAUTH_CLIENT, CONNECTION)
+GROUP_OPTIONS = dict((name, option) for option_set in GROUP for name, option in option_set.options.items())
+CREDENTIAL_VARIABLES = dict((name, option["fallback"][1][0]) for name, option in CREDENTIALS.options.items()
+                            if name != "api_url")
 
 # A name with one of these characters could reach another endpoint through a server or proxy that
 # decodes the escaped path before routing; no name on the platform has one.
@@ -67,10 +102,6 @@ HEADER_OPTIONS = ("access_token", "service_token_id", "service_token")
 URL_OPTIONS = ("api_url", "auth_url")
 MAX_TIMEOUT = 86400
 LOOPBACK_NAMES = frozenset(("localhost",))
-
-# Every module accepts these, used or not, so that one module_defaults entry for
-# group/planetscale.cloud.all can set them for every module of the collection.
-GROUP_OPTIONS = dict(CREDENTIAL_OPTIONS, **OAUTH_OPTIONS, **ORGANIZATION_OPTION)
 
 OUTCOME_UNKNOWN = ("The API may have applied the change before its answer was lost; running the task again reads "
                    "what exists and continues from there.")
@@ -119,18 +150,19 @@ class TaskContext:
 
 
 class Module:
-    """A module's rules. Subclasses declare their options and implement run() -> result dict."""
+    """A module's rules. Subclasses declare their options and implement run() -> result dict.
 
+    option_sets names the shared options the module takes (CREDENTIALS, CONNECTION, ORGANIZATION,
+    ...); argument_spec holds its own, and may refine a shared one (token_info requires access_token).
+    """
+
+    option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION)
     argument_spec = {}
     mutually_exclusive = ()
     required_together = ()
     required_one_of = ()
     required_if = ()
     required_by = {}
-    uses_credentials = True
-    uses_organization = True
-    uses_oauth_client = False
-    uses_auth_url = False  # auth_url alone (uses_oauth_client brings it with the client's options)
     path_options = ()  # options that become path segments
 
     def __init__(self, params, ctx=None):
@@ -139,32 +171,56 @@ class Module:
         self._client = None
 
     @classmethod
-    def spec(cls):
-        """The full argument spec and its constraints, as AnsibleModule's keyword arguments."""
+    def takes(cls, option_set):
+        """Whether the module takes an option set, named or as part of a set it names (OAUTH has AUTH_URL)."""
+        return any(option_set is named or option_set in named.parts for named in cls.option_sets)
+
+    @classmethod
+    def taken_options(cls):
+        """The options the module uses: those of its option sets, then its own argument_spec."""
         options = {}
-        if cls.uses_credentials:
-            options.update(CREDENTIAL_OPTIONS)
-        if cls.uses_oauth_client:
-            options.update(OAUTH_OPTIONS)
-        elif cls.uses_auth_url:
-            options.update(AUTH_URL_OPTION)
-        options.update(CONNECTION_OPTIONS)
-        if cls.uses_organization:
-            options.update(ORGANIZATION_OPTION)
+        for option_set in cls.option_sets:
+            options.update(option_set.options)
         options.update(cls.argument_spec)
+        return options
+
+    @classmethod
+    def spec(cls):
+        """The full argument spec and its constraints, as AnsibleModule's keyword arguments.
+
+        The options of the action group that the module does not take are accepted with their type
+        and no_log alone, so that module_defaults for group/planetscale.cloud.all never fails a task.
+        """
+        options = cls.taken_options()
         for name, option in GROUP_OPTIONS.items():
             options.setdefault(name, dict(type=option["type"], no_log=bool(option.get("no_log"))))
-        mutually_exclusive = list(cls.mutually_exclusive)
-        required_together = list(cls.required_together)
         return dict(
             argument_spec=copy.deepcopy(options),
-            mutually_exclusive=mutually_exclusive,
-            required_together=required_together,
+            mutually_exclusive=list(cls.mutually_exclusive),
+            required_together=list(cls.required_together),
             required_one_of=list(cls.required_one_of),
             required_if=list(cls.required_if),
             required_by=dict(cls.required_by),
             supports_check_mode=True,
         )
+
+    @classmethod
+    def doc_fragments(cls):
+        """The planetscale.cloud.api doc fragments the module's DOCUMENTATION extends: those of its option
+        sets, then the unused fragment of each set of the action group it does not take."""
+        taken = cls.taken_options()
+        fragments = [option_set.fragment for option_set in cls.option_sets if option_set.fragment]
+        for option_set in GROUP:
+            missing = [name for name in option_set.options if name not in taken]
+            if missing and len(missing) < len(option_set.options):
+                raise ValueError("%s takes part of the option set %s, not %s: take all of it or none of it." % (
+                    cls.__name__, option_set.name, ", ".join(missing)))
+            if missing and not option_set.unused:
+                raise ValueError("%s does not take the option set %s, which no doc fragment documents as unused: "
+                                 "take it, or give the set an unused fragment." % (cls.__name__, option_set.name))
+            if missing:
+                fragments.append(option_set.unused)
+        return fragments
 
     # The client -----------------------------------------------------------------------------
 
@@ -233,7 +289,7 @@ class Module:
         boolean = next(booleans_as_integers(self.spec()["argument_spec"], self.params), None)
         if boolean:
             raise ModuleFailure("%s must be a whole number, not a boolean (true or false)." % boolean)
-        if self.uses_credentials:
+        if self.takes(CREDENTIALS):
             self.choose_credentials()
         for name in ("organization",) + tuple(self.path_options):
             value = self.params.get(name)
@@ -257,12 +313,12 @@ class Module:
                                     "options." % name)
             if not _is_api_url(value):
                 raise ModuleFailure("%s must be an http or https URL without a query, such as %s, not %r." % (
-                    name, API_URL if name == "api_url" else AUTH_URL, value))
+                    name, DEFAULT_API_URL if name == "api_url" else DEFAULT_AUTH_URL, value))
         if not 1 <= self.params.get("api_timeout", 1) <= MAX_TIMEOUT:
             raise ModuleFailure("api_timeout must be from 1 to %d seconds, not %s." % (MAX_TIMEOUT, self.params["api_timeout"]))
         if self.params.get("api_retries", 0) < 0:
             raise ModuleFailure("api_retries must be 0 or more, not %s." % self.params["api_retries"])
-        if self.uses_credentials:
+        if self.takes(CREDENTIALS):
             self.authorization()
         if self.params.get("ca_path") and not os.path.isfile(self.params["ca_path"]):
             raise ModuleFailure("ca_path %s is not a readable file." % self.params["ca_path"])
@@ -283,8 +339,8 @@ class Module:
 
     def urls_in_use(self):
         """The names of the URL options this task sends requests to."""
-        names = ["api_url"] if self.uses_credentials else []
-        if self.uses_oauth_client or self.uses_auth_url:
+        names = ["api_url"] if self.takes(CREDENTIALS) else []
+        if self.takes(AUTH_URL):
             names.append("auth_url")
         return [name for name in names if self.params.get(name)]
 
@@ -320,7 +376,7 @@ class Module:
         return OUTCOME_UNKNOWN
 
     def not_found_hint(self):
-        if self.uses_organization:
+        if self.takes(ORGANIZATION):
             return "Check that organization %r and the names given exist and that the credentials can see them." % (
                 self.params.get("organization"))
         return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import AUTH_URL, CONNECTION, Module, ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils import timestamps
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
 from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import iso8601
@@ -252,9 +252,7 @@ def application_token_hint(error, grant_type, organization, application_id, lost
 class OAuthModule(Module):
     """A module of the OAuth server at auth_url; it needs none of the resource API's credentials."""
 
-    uses_credentials = False
-    uses_organization = False
-    uses_auth_url = True
+    option_sets = (AUTH_URL, CONNECTION)
     lost_answer = False  # a grant was sent again because the answer to the first request was lost
 
     def send_grant(self, send):

@@ -165,7 +165,8 @@ branch:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
+    CONNECTION, CREDENTIALS, ORGANIZATION, ModuleFailure)
 from ansible_collections.planetscale.cloud.plugins.module_utils.branches import (
     check_create_options, check_new_name, cluster_size, other_size, with_cluster_name)
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital
@@ -176,6 +177,7 @@ ASLEEP = ("sleeping", "sleep_in_progress")  # states that do not become ready by
 
 
 class Branch(Resource):
+    option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION)
     argument_spec = dict(
         database=dict(type="str", required=True),
         name=dict(type="str", required=True),

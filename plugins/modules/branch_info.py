@@ -135,13 +135,15 @@ branches:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
+    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule)
 from ansible_collections.planetscale.cloud.plugins.module_utils.branches import with_cluster_name
 
 
 class BranchInfo(InfoModule):
     """A named branch that is absent is an empty list; its database or organization being absent is a failure."""
 
+    option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION)
     argument_spec = dict(
         database=dict(type="str", required=True),
         name=dict(type="str"),

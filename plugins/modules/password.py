@@ -163,7 +163,8 @@ connection:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
+    CONNECTION, CREDENTIALS, ORGANIZATION, ModuleFailure)
 from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import OwnPasswords, without_secret
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital, networks
 
@@ -172,6 +173,7 @@ MAX_TTL = 2147483647  # seconds, about 68 years: the largest 32-bit integer
 
 
 class Password(OwnPasswords, Resource):
+    option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION)
     argument_spec = dict(
         database=dict(type="str", required=True),
         branch=dict(type="str", required=True),

@@ -137,12 +137,14 @@ passwords:
 from itertools import islice
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, ModuleFailure, without_secrets
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
+    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule, ModuleFailure, without_secrets)
 
 
 class PasswordInfo(InfoModule):
     """The API's name search (q) narrows the request; only exact matches are kept. No secret is ever returned."""
 
+    option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION)
     argument_spec = dict(
         database=dict(type="str", required=True),
         branch=dict(type="str", required=True),

@@ -127,7 +127,8 @@ team:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, is_name
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
+    CONNECTION, CREDENTIALS, ORGANIZATION, ModuleFailure, is_name)
 from ansible_collections.planetscale.cloud.plugins.module_utils.members import Directory
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Outcome, Resource
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
@@ -137,6 +138,7 @@ SSO_MANAGED = ("Team %r is managed by single sign-on, so it cannot be changed th
 
 
 class Team(Resource):
+    option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION)
     argument_spec = dict(
         team=dict(type="str"),
         name=dict(type="str"),

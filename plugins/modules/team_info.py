@@ -108,12 +108,14 @@ teams:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
+    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule)
 
 
 class TeamInfo(InfoModule):
     """A named team that is absent is an empty list; the organization being absent is a failure."""
 
+    option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION)
     argument_spec = dict(
         team=dict(type="str"),
         limit=dict(type="int"),

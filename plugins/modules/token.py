@@ -199,7 +199,7 @@ from ansible.module_utils.basic import env_fallback
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    ACCESS_TOKEN_OPTION, API_URL_OPTION, SERVICE_TOKEN_OPTIONS, ModuleFailure)
+    ACCESS_TOKEN, CONNECTION, OAUTH, SERVICE_TOKEN, ModuleFailure)
 from ansible_collections.planetscale.cloud.plugins.module_utils.oauth import (
     GRANT_FIELDS, ISSUED_FIELDS, RECORD_FIELDS, TOKEN_PATH, OAuthModule, application_token_hint, grant_form,
     http_date, issued_token, kept_token, recorded_token, refresh_reason, require_tokens, server_now, token_hint)
@@ -208,16 +208,15 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.oauth import (
 class Token(OAuthModule):
     """A grant always issues new tokens (changed); with min_ttl only a dying token is refreshed."""
 
-    uses_oauth_client = True
+    option_sets = (OAUTH, ACCESS_TOKEN, SERVICE_TOKEN, CONNECTION)
     argument_spec = dict(
-        dict(grant_type=dict(type="str", required=True, choices=list(GRANT_FIELDS)),
-             code=dict(type="str", no_log=True),
-             redirect_uri=dict(type="str"),
-             refresh_token=dict(type="str", no_log=True),
-             min_ttl=dict(type="int"),
-             application_id=dict(type="str"),
-             organization=dict(type="str", fallback=(env_fallback, ["PLANETSCALE_ORG"]))),
-        **ACCESS_TOKEN_OPTION, **SERVICE_TOKEN_OPTIONS, **API_URL_OPTION)
+        grant_type=dict(type="str", required=True, choices=list(GRANT_FIELDS)),
+        code=dict(type="str", no_log=True),
+        redirect_uri=dict(type="str"),
+        refresh_token=dict(type="str", no_log=True),
+        min_ttl=dict(type="int"),
+        application_id=dict(type="str"),
+        organization=dict(type="str", fallback=(env_fallback, ["PLANETSCALE_ORG"])))
     required_if = [["grant_type", grant, fields] for grant, fields in GRANT_FIELDS.items()]
     required_by = dict(min_ttl="access_token")
     path_options = ("application_id",)

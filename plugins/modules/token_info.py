@@ -115,15 +115,17 @@ token_info:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ACCESS_TOKEN_OPTION, ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
+    ACCESS_TOKEN, AUTH_URL, CONNECTION, ModuleFailure)
 from ansible_collections.planetscale.cloud.plugins.module_utils.oauth import OAuthModule
 
 
 class TokenInfo(OAuthModule):
     """Reads only; an inactive token is an answer, not an error, unless the user says so."""
 
+    option_sets = (AUTH_URL, CONNECTION)
     argument_spec = dict(
-        access_token=dict(ACCESS_TOKEN_OPTION["access_token"], required=True),
+        access_token=dict(ACCESS_TOKEN.options["access_token"], required=True),
         fail_if_inactive=dict(type="bool", default=False),
     )
 

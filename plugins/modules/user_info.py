@@ -85,11 +85,11 @@ user:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import CONNECTION, CREDENTIALS, InfoModule
 
 
 class UserInfo(InfoModule):
-    uses_organization = False
+    option_sets = (CREDENTIALS, CONNECTION)
 
     def run(self):
         return dict(user=self.client.get("/user"))

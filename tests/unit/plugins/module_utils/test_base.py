@@ -10,7 +10,7 @@ import pytest
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    InfoModule, Module, ModuleFailure, TaskContext, booleans_as_integers)
+    AUTH_URL, CONNECTION, CREDENTIALS, InfoModule, Module, ModuleFailure, TaskContext, booleans_as_integers)
 
 SECRET = "pscale_tkn_s3cret"
 
@@ -212,7 +212,7 @@ def test_task_context_forwards_warnings_and_deprecations():
 
 def test_module_without_organization_accepts_it_unused_and_unrequired():
     class NoOrg(Module):
-        uses_organization = False
+        option_sets = (CREDENTIALS, CONNECTION)
 
     assert NoOrg.spec()["argument_spec"]["organization"] == {"type": "str", "no_log": False}
 
@@ -326,9 +326,7 @@ def test_tls_settings_with_a_plain_http_url_warn_that_they_have_no_effect(tmp_pa
 
 def test_only_the_urls_a_module_sends_to_are_judged():
     class OAuthOnly(Module):
-        uses_credentials = False
-        uses_organization = False
-        uses_auth_url = True
+        option_sets = (AUTH_URL, CONNECTION)
 
     warned = transport_warnings(OAuthOnly, api_url="http://api.example.com/v1", auth_url="http://auth.example.com")
     assert [w.split(" ")[0] for w in warned] == ["auth_url"]

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
+    CONNECTION, CREDENTIALS, Module, ModuleFailure, TaskContext)
 
 
 class Probe(Module):
-    uses_organization = False
+    option_sets = (CREDENTIALS, CONNECTION)
 
     def run(self):
         return dict(sent=self.client.get("/user"))

@@ -5,9 +5,7 @@
 from __future__ import annotations
 
 import pytest
-import yaml
 
-from ansible_collections.planetscale.cloud.plugins.doc_fragments.api import ModuleDocFragment as ApiDocs
 from ansible_collections.planetscale.cloud.plugins.module_utils import base, oauth
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, TaskContext
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
@@ -231,30 +229,9 @@ def test_oauth_module_explains_token_info_401_and_defers_the_rest():
 
 # The base options the OAuth modules use ----------------------------------------------------------
 
-@pytest.mark.parametrize("fragment, options", [
-    (ApiDocs.AUTH_URL, base.AUTH_URL_OPTION),
-    (ApiDocs.SERVICE_TOKEN, dict(base.SERVICE_TOKEN_OPTIONS, **base.API_URL_OPTION)),
-])
-def test_new_doc_fragments_match_the_shared_argument_spec(fragment, options):
-    documented = yaml.safe_load(fragment)["options"]
-    assert sorted(documented) == sorted(options)
-    for name, spec in options.items():
-        assert documented[name]["type"] == spec["type"]
-        assert documented[name].get("default") == spec.get("default")
-        for variable in spec["fallback"][1]:
-            assert "E(%s)" % variable in " ".join(documented[name]["description"])
-
-
-def test_split_option_groups_keep_the_credential_options_as_they_were():
-    assert list(base.CREDENTIAL_OPTIONS) == ["access_token", "service_token_id", "service_token", "api_url"]
-    assert list(base.OAUTH_OPTIONS) == ["auth_url", "client_id", "client_secret"]
-
-
-def test_uses_auth_url_adds_auth_url_with_its_default_and_leaves_the_client_options_unused():
+def test_a_module_taking_auth_url_alone_accepts_the_client_options_unused():
     class AuthUrlOnly(Module):
-        uses_credentials = False
-        uses_organization = False
-        uses_auth_url = True
+        option_sets = (base.AUTH_URL, base.CONNECTION)
 
     options = AuthUrlOnly.spec()["argument_spec"]
     assert options["auth_url"]["default"] == "https://auth.planetscale.com"
@@ -265,8 +242,7 @@ def test_uses_auth_url_adds_auth_url_with_its_default_and_leaves_the_client_opti
 
 def test_make_client_scrubs_every_no_log_option(server):
     class Secretive(Module):
-        uses_credentials = False
-        uses_organization = False
+        option_sets = (base.CONNECTION,)
         argument_spec = dict(refresh_token=dict(type="str", no_log=True), numbers=dict(type="list", no_log=True))
 
     server.default = (400, {"error": "invalid_grant", "error_description": "refresh token r-123 is spent"})

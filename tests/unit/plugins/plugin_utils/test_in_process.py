@@ -12,7 +12,7 @@ from ansible import constants as C
 from ansible.module_utils.basic import env_fallback
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import CONNECTION, Module, ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.plugin_utils import in_process
 from ansible_collections.planetscale.cloud.plugins.plugin_utils.in_process import InProcessAction
 
@@ -22,8 +22,7 @@ SECRET = "s3cr3t-Value-41"
 class Probe(Module):
     """Answers what it saw: its options (one with an environment fallback) and the environment while it ran."""
 
-    uses_credentials = False
-    uses_organization = False
+    option_sets = (CONNECTION,)
     argument_spec = dict(
         value=dict(type="str", fallback=(env_fallback, ["PROBE_VALUE"])),
         secret=dict(type="str", no_log=True),
@@ -205,8 +204,7 @@ def test_the_module_path_removes_its_temporary_directory(monkeypatch):
 class Warner(Module):
     """Warns, then fails: a failure whose message no_log hides, and a warning that says what to do."""
 
-    uses_credentials = False
-    uses_organization = False
+    option_sets = (CONNECTION,)
 
     def run(self):
         self.ctx.warn("2 passwords are named 'app': set id.")

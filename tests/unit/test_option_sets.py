@@ -1,0 +1,164 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A module's shared options are declared once, in its option_sets: its argument spec, the doc fragments
+its DOCUMENTATION extends and the action group's options it accepts unused all follow from that."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+
+import pytest
+import yaml
+
+from ansible_collections.planetscale.cloud.plugins.doc_fragments.api import ModuleDocFragment as ApiDocs
+from ansible_collections.planetscale.cloud.plugins.module_utils import base
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MODULES = sorted(f[:-3] for f in os.listdir(os.path.join(ROOT, "plugins", "modules"))
+                 if f.endswith(".py") and not f.startswith("_"))
+OPTION_SETS = sorted((value for value in vars(base).values() if isinstance(value, base.OptionSet)),
+                     key=lambda option_set: option_set.name)
+# Options whose value is a secret: a token (not a token's ID), a client secret, a password, an authorization code.
+SECRET_NAME = re.compile(r"(?:\w+_)?(?:token|secret|password)|code")
+
+
+def module_class(name):
+    """The class the module and its in-process action both run."""
+    return importlib.import_module("ansible_collections.planetscale.cloud.plugins.action." + name).ActionModule.module_class
+
+
+def documentation(name):
+    return yaml.safe_load(importlib.import_module("ansible_collections.planetscale.cloud.plugins.modules." + name).DOCUMENTATION)
+
+
+def section(fragment):
+    """The attribute of plugins/doc_fragments/api.py that a planetscale.cloud.api fragment names."""
+    return "DOCUMENTATION" if fragment == base.FRAGMENT else fragment[len(base.FRAGMENT) + 1:].upper()
+
+
+def fragment_options(fragment):
+    """The options a planetscale.cloud.api fragment documents."""
+    return yaml.safe_load(getattr(ApiDocs, section(fragment)))["options"]
+
+
+# The declaration and the documentation -----------------------------------------------------------
+
+@pytest.mark.parametrize("name", MODULES)
+def test_documentation_extends_exactly_the_fragments_the_option_sets_imply(name):
+    listed = [fragment for fragment in documentation(name).get("extends_documentation_fragment", [])
+              if fragment == base.FRAGMENT or fragment.startswith(base.FRAGMENT + ".")]
+    implied = module_class(name).doc_fragments()
+    assert sorted(listed) == sorted(implied), (
+        "%s: extends_documentation_fragment must list exactly the %s fragments of its option_sets; missing: %s; "
+        "not implied: %s" % (name, base.FRAGMENT, sorted(set(implied) - set(listed)) or "none",
+                             sorted(set(listed) - set(implied)) or "none"))
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_every_module_names_its_option_sets_in_its_own_class(name):
+    cls = module_class(name)
+    assert "option_sets" in vars(cls), "%s: state option_sets in the class, not by inheritance" % cls.__name__
+
+
+@pytest.mark.parametrize("option_set", [s for s in OPTION_SETS if s.fragment], ids=lambda s: s.name)
+def test_a_set_s_fragment_documents_exactly_its_options_as_the_spec_has_them(option_set):
+    documented = fragment_options(option_set.fragment)
+    assert sorted(documented) == sorted(option_set.options)
+    for name, spec in option_set.options.items():
+        doc = documented[name]
+        assert doc["type"] == spec["type"], name
+        assert doc.get("default") == spec.get("default"), name
+        assert bool(doc.get("required")) == bool(spec.get("required")), name
+        for variable in spec.get("fallback", (None, []))[1]:
+            assert "E(%s)" % variable in " ".join(doc["description"]), name
+
+
+@pytest.mark.parametrize("option_set", [s for s in OPTION_SETS if s.unused], ids=lambda s: s.name)
+def test_a_set_s_unused_fragment_documents_its_options_as_not_used(option_set):
+    documented = fragment_options(option_set.unused)
+    assert sorted(documented) == sorted(option_set.options)
+    for name, doc in documented.items():
+        assert doc["type"] == option_set.options[name]["type"], name
+        assert "default" not in doc and not doc.get("required"), name
+        assert " ".join(doc["description"]).startswith("Not used by this module"), name
+
+
+def test_every_section_of_the_api_fragment_belongs_to_an_option_set():
+    sections = sorted(name for name, value in vars(ApiDocs).items() if name.isupper() and isinstance(value, str))
+    named = set(section(fragment) for option_set in OPTION_SETS for fragment in (option_set.fragment, option_set.unused)
+                if fragment)
+    assert sections == sorted(named)
+
+
+def test_the_action_group_s_sets_share_no_option():
+    names = [name for option_set in base.GROUP for name in option_set.options]
+    assert len(names) == len(set(names)) == len(base.GROUP_OPTIONS)
+
+
+def test_a_declaration_that_takes_part_of_a_group_set_or_leaves_one_undocumented_is_refused():
+    class Partial(base.Module):
+        option_sets = (base.ACCESS_TOKEN, base.ORGANIZATION, base.AUTH_URL, base.OAUTH_CLIENT, base.CONNECTION)
+        argument_spec = dict(service_token_id=dict(type="str"))
+
+    class WithoutAccessToken(base.Module):
+        option_sets = (base.CONNECTION,)
+
+    with pytest.raises(ValueError, match="Partial takes part of the option set service_token, not service_token, "
+                                         "api_url: take all of it or none of it"):
+        Partial.doc_fragments()
+    with pytest.raises(ValueError, match="WithoutAccessToken does not take the option set access_token"):
+        WithoutAccessToken.doc_fragments()
+
+
+def test_a_set_taken_within_a_larger_one_is_taken():
+    class OAuthClient(base.Module):
+        option_sets = (base.OAUTH, base.CONNECTION)
+
+    assert OAuthClient.takes(base.AUTH_URL) and OAuthClient.takes(base.OAUTH)
+    assert not OAuthClient.takes(base.CREDENTIALS) and not OAuthClient.takes(base.ORGANIZATION)
+
+
+# What users see: the argument specs keep their options ----------------------------------------------
+
+@pytest.mark.parametrize("name", MODULES)
+def test_every_module_accepts_every_option_of_the_action_group(name):
+    """module_defaults for group/planetscale.cloud.all sets the same options on every module: none may refuse them."""
+    options = module_class(name).spec()["argument_spec"]
+    assert set(base.GROUP_OPTIONS) <= set(options)
+    for option, group in base.GROUP_OPTIONS.items():
+        assert options[option]["type"] == group["type"], option
+        assert bool(options[option].get("no_log")) == bool(group.get("no_log")), option
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_a_group_option_a_module_does_not_take_is_accepted_and_nothing_more(name):
+    """No default, no environment fallback, never required: an unused option cannot change what the module does."""
+    cls = module_class(name)
+    options, taken = cls.spec()["argument_spec"], cls.taken_options()
+    unused = [option for option in base.GROUP_OPTIONS if option not in taken]
+    for option in unused:
+        assert options[option] == dict(type=base.GROUP_OPTIONS[option]["type"],
+                                       no_log=bool(base.GROUP_OPTIONS[option].get("no_log"))), option
+    assert sorted(unused) == sorted(option for fragment in cls.doc_fragments() if "unused" in fragment
+                                    for option in fragment_options(fragment))
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_a_group_option_a_module_takes_keeps_its_type_default_fallback_and_no_log(name):
+    """A module may make a shared option required (token_info's access_token) or optional, nothing else."""
+    options = module_class(name).spec()["argument_spec"]
+    for option in module_class(name).taken_options():
+        if option in base.GROUP_OPTIONS:
+            group = base.GROUP_OPTIONS[option]
+            for key in ("type", "default", "fallback"):
+                assert options[option].get(key) == group.get(key), (option, key)
+            assert bool(options[option].get("no_log")) == bool(group.get("no_log")), option
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_no_log_is_on_exactly_the_options_that_hold_a_secret(name):
+    options = module_class(name).spec()["argument_spec"]
+    hidden = sorted(option for option, spec in options.items() if spec.get("no_log"))
+    assert hidden == sorted(option for option in options if SECRET_NAME.fullmatch(option))
