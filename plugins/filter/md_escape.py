@@ -94,8 +94,9 @@ def _code_span(text):
         return ""
     fence = "`" * (max([len(run) for run in BACKTICKS.findall(text)] + [0]) + 1)
     # CommonMark strips one space from each end of a span that has one at both: pad when the text
-    # starts or ends with a backtick (which would join the fence) or a space (which would be stripped)
-    pad = " " if text[0] in "` " or text[-1] in "` " else ""
+    # starts or ends with a backtick (which would join the fence) or a space (which would be stripped);
+    # a span of spaces only is left as it is
+    pad = " " if text.strip(" ") and (text[0] in "` " or text[-1] in "` ") else ""
     return fence + pad + text.replace("|", "\\|") + pad + fence
 
 

@@ -36,7 +36,7 @@ def test_breaks_keep_the_lines_as_br():
 
 @pytest.mark.parametrize("value, span", [
     ("main", "`main`"), ("a`b", "``a`b``"), ("`x", "`` `x ``"), ("x``", "``` x`` ```"), (" x", "`  x `"),
-    ("a|b", "`a\\|b`"), ("a\nb", "`a b`"), ("", ""), (None, ""),
+    ("a|b", "`a\\|b`"), ("a\nb", "`a b`"), ("", ""), (None, ""), (" ", "` `"), ("  ", "`  `"),
 ])
 def test_code_spans_cannot_be_closed_by_the_text(value, span):
     assert md_escape(value, code=True) == span
