@@ -367,13 +367,9 @@ class Module:
         hint = HINTS.get(error.status)
         if error.status == 404:
             hint = self.not_found_hint()
-        if error.outcome_unknown:
-            hint = self.outcome_unknown_hint(error)
+        if error.outcome_unknown:  # a write whose answer was lost, and that reading back could not settle
+            hint = OUTCOME_UNKNOWN
         return " ".join(part for part in (str(error), hint) if part)
-
-    def outcome_unknown_hint(self, error):  # pylint: disable=unused-argument
-        """What to do after a write whose answer was lost and that reading back could not settle."""
-        return OUTCOME_UNKNOWN
 
     def not_found_hint(self):
         if self.takes(ORGANIZATION):
@@ -441,5 +437,10 @@ SECRET_FIELDS = frozenset(("plain_text",))
 
 
 def without_secrets(record):
-    """A copy of an API record without the fields that carry a secret (a password's plain_text)."""
+    """A copy of an API record without the fields that carry a secret (a password's plain_text); None stays None.
+
+    The API shows a secret only to the request that issues it; a record read back never carries one.
+    """
+    if record is None:
+        return None
     return dict((key, value) for key, value in record.items() if key not in SECRET_FIELDS)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from datetime import datetime, timedelta, timezone
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, without_secrets
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import poll
@@ -103,13 +103,6 @@ def duplicate_kept(what, older, created, error):
             "with its id)." % (what, older["id"], created["id"], str(error).rstrip(".")))
 
 
-def without_secret(password):
-    """A password as read back: the API shows a secret only when it issues one."""
-    if password:
-        password.pop("plain_text", None)
-    return password
-
-
 class OwnPasswords:
     """The reads and creates of a Resource whose names are not unique and whose secret only its create shows.
 
@@ -119,15 +112,17 @@ class OwnPasswords:
 
     create_defaults = {}
 
-    known = None  # IDs never taken for this task's new password or another run's: seen before, left alone, deleted
-    secret_lost = False  # a create or renewal lost its answer, and no later one has succeeded
-    sent = window = None  # the body of the last create, and when its password may have been made
-    superseded = False  # another run made the same password first: this task deleted its own and returns that one
-    replacing = False  # the task deleted a password to create it again (replace: true)
+    def __init__(self, params, ctx=None):
+        super().__init__(params, ctx)
+        self.known = None  # IDs never taken for this task's new password or another run's: seen, left alone, deleted
+        self.secret_lost = False  # a create or renewal lost its answer, and no later one has succeeded
+        self.sent = self.window = None  # the body of the last create, and when its password may have been made
+        self.superseded = False  # another run made the same password first: this task deleted its own, returns that
+        self.replacing = False  # the task deleted a password to create it again (replace: true)
 
     def named(self):
         found = self.client.paginate(self.url(), params=dict(q=self.params["name"]))
-        return [without_secret(p) for p in found if p.get("name") == self.params["name"]]
+        return [without_secrets(p) for p in found if p.get("name") == self.params["name"]]
 
     def only_named(self):
         """The one password of the name, or None; a failure (and a warning, which no_log does not hide) for several."""

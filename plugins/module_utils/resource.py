@@ -37,7 +37,7 @@ class Resource(Module, metaclass=abc.ABCMeta):
     """A resource with state present or absent. Subclasses set the attributes and hooks below."""
 
     kind = None  # the result key and the word in messages, e.g. "branch"
-    collection = ()  # the collection's path below the organization; "{option}" stands for an option's value
+    api_path = ()  # the API path of the resources below the organization; "{option}" stands for an option's value
     key = "id"  # the field of the resource that names it in its path
     fields = ()  # the managed fields: compared when the user supplies them, shown in the diff
     create_only = ()  # managed fields that only a new resource can take
@@ -65,7 +65,7 @@ class Resource(Module, metaclass=abc.ABCMeta):
 
     def url(self, *segments):
         """The path of the collection, or with segments of something in it."""
-        parts = [self.params[part[1:-1]] if part.startswith("{") else part for part in self.collection]
+        parts = [self.params[part[1:-1]] if part.startswith("{") else part for part in self.api_path]
         return self.org_path(*(parts + list(segments)))
 
     # Hooks ----------------------------------------------------------------------------------
@@ -110,15 +110,15 @@ class Resource(Module, metaclass=abc.ABCMeta):
         """After a create whose outcome is unknown: the resource if it exists, else None to create again."""
         return self.read()
 
-    def finish(self, resource, changed):
+    def after_present(self, resource, changed):
         """Last step of state=present, also in check mode (where it must not write): (resource, changed)."""
         return resource, changed
 
-    def returned(self, resource):
+    def result_keys(self, resource):
         """The result keys for the resource."""
         return {self.kind: resource}
 
-    def shown(self, fields):
+    def diff_view(self, fields):
         """Managed fields as the diff shows them: lists sorted, unknown values left out."""
         return {name: sorted(value) if isinstance(value, list) else value
                 for name, value in fields.items() if value is not None}
@@ -183,7 +183,7 @@ class Resource(Module, metaclass=abc.ABCMeta):
             values = self.wanted(None)
             self.created = changed = True
             if self.ctx.check_mode:
-                resource, changed = self.finish(self.predict(None, values), changed)
+                resource, changed = self.after_present(self.predict(None, values), changed)
                 return self.outcome(changed, resource, before)
             resource, changed = self.create_once(values)
         changes = self.differences(resource)
@@ -199,7 +199,7 @@ class Resource(Module, metaclass=abc.ABCMeta):
             else:
                 resource, applied = self.update_once(resource, changes)
             changed = changed or applied
-        resource, changed = self.finish(resource, changed)
+        resource, changed = self.after_present(resource, changed)
         return self.outcome(changed, resource, before)
 
     def absent(self, resource):
@@ -233,10 +233,10 @@ class Resource(Module, metaclass=abc.ABCMeta):
     def outcome(self, changed, resource, before):
         result = dict(changed=changed)
         if resource is not None:
-            result.update(self.returned(resource))
+            result.update(self.result_keys(resource))
         if self.ctx.diff:
             after = self.managed(resource) if resource is not None else {}
-            result["diff"] = dict(before=self.shown(before), after=self.shown(after))
+            result["diff"] = dict(before=self.diff_view(before), after=self.diff_view(after))
         return result
 
     # Writes that survive an unknown outcome ---------------------------------------------------

@@ -193,7 +193,7 @@ class Branch(Resource):
     required_by = dict(backup_id="cluster_size")
     path_options = ("database", "name", "parent_branch")
     kind = "branch"
-    collection = ("databases", "{database}", "branches")
+    api_path = ("databases", "{database}", "branches")
     key = "name"
     fields = ("name", "parent_branch", "region")
     create_only = ("parent_branch", "region")
@@ -234,7 +234,7 @@ class Branch(Resource):
             raise ModuleFailure("%s is a production branch, which the platform does not delete: demote it first (in "
                                 "the platform's UI or API), then delete it." % capital(self.label()))
 
-    def finish(self, resource, changed):
+    def after_present(self, resource, changed):
         size, have = self.params["cluster_size"], cluster_size(resource)
         if not self.created and other_size(have, size):
             self.ctx.warn("%s has cluster size %s, not %s: cluster_size only shapes a new branch, so it is left as it "

@@ -164,8 +164,8 @@ connection:
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, ModuleFailure)
-from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import OwnPasswords, without_secret
+    CONNECTION, CREDENTIALS, ORGANIZATION, ModuleFailure, without_secrets)
+from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import OwnPasswords
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital, networks
 
 
@@ -188,7 +188,7 @@ class Password(OwnPasswords, Resource):
     )
     path_options = ("database", "branch", "id")
     kind = "password"
-    collection = ("databases", "{database}", "branches", "{branch}", "passwords")
+    api_path = ("databases", "{database}", "branches", "{branch}", "passwords")
     names = ("name",)
     parent = "branch"
     fields = ("name", "role", "replica", "ttl", "cidrs")
@@ -208,7 +208,7 @@ class Password(OwnPasswords, Resource):
 
     def read(self):
         if self.params["id"]:
-            return without_secret(self.client.get(self.url(self.params["id"]), missing_ok=True))
+            return without_secrets(self.client.get(self.url(self.params["id"]), missing_ok=True))
         return self.only_named()
 
     def managed(self, resource):
@@ -229,9 +229,9 @@ class Password(OwnPasswords, Resource):
         return password
 
     def update(self, resource, changes):
-        return without_secret(super().update(resource, changes))  # a rename or a new cidrs list issues no secret
+        return without_secrets(super().update(resource, changes))  # a rename or a new cidrs list issues no secret
 
-    def finish(self, resource, changed):
+    def after_present(self, resource, changed):
         if self.superseded:  # as if this task had found the password another run made (after any delete of its own)
             self.created, changed = False, self.replacing
         if resource.get("expired") and not self.params["renew"] and not self.created:
@@ -243,7 +243,7 @@ class Password(OwnPasswords, Resource):
             raise ModuleFailure("%s cannot be renewed: only a password with a ttl can." % capital(self.label()))
         return (resource if self.ctx.check_mode else self.renewed(resource)), True
 
-    def returned(self, resource):
+    def result_keys(self, resource):
         result = dict(password=resource)
         if resource.get("plain_text"):
             result["connection"] = dict(host=resource.get("access_host_url"), username=resource.get("username"),

@@ -149,7 +149,7 @@ class Team(Resource):
     required_one_of = (("team", "name"),)
     path_options = ("team",)
     kind = "team"
-    collection = ("teams",)
+    api_path = ("teams",)
     key = "slug"
     names = ("name", "members")
     fields = ("name", "description", "members")
@@ -192,11 +192,11 @@ class Team(Resource):
             wanted["members"] = sorted(members)
         return wanted
 
-    def shown(self, fields):
+    def diff_view(self, fields):
         fields = dict(fields)
         if "members" in fields:
             fields["members"] = [self.directory.email(uid) for uid in fields["members"]]
-        return super().shown(fields)
+        return super().diff_view(fields)
 
     def guard(self, resource):
         if resource.get("managed"):

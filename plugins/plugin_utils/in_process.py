@@ -58,16 +58,16 @@ class InProcessAction(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         task_vars = task_vars or {}
-        if self._in_process(task_vars):
-            result.update(self._run_in_process(task_vars))
+        if self._runs_in_process(task_vars):
+            result.update(self._in_process_result(task_vars))
         else:
-            result.update(self._run_module(task_vars))
+            result.update(self._module_result(task_vars))
         if getattr(self._task, "no_log", False) and NO_LOG_HIDES_WARNINGS:
             for warning in result.get("warnings") or []:
                 display.warning(warning)
         return result
 
-    def _in_process(self, task_vars):
+    def _runs_in_process(self, task_vars):
         """Whether this task can run here rather than as a module process (see the module docstring)."""
         if self._task.async_val or not HAS_REQUESTS:
             return False
@@ -75,7 +75,7 @@ class InProcessAction(ActionBase):
             return False
         return check_type_bool(self._templar.template(task_vars.get(SWITCH, True)))
 
-    def _run_module(self, task_vars):
+    def _module_result(self, task_vars):
         """The module the ordinary way, as ansible.builtin.normal runs it, async included."""
         wrap_async = bool(self._task.async_val) and not getattr(self._connection, "has_native_async", False)
         result = self._execute_module(task_vars=task_vars, wrap_async=wrap_async)
@@ -83,7 +83,7 @@ class InProcessAction(ActionBase):
             core_compat.remove_module_tmpdir(self)
         return result
 
-    def _run_in_process(self, task_vars=None):
+    def _in_process_result(self, task_vars=None):
         # The whole run sees the task's environment, as a module process would: the options'
         # fallbacks, and what requests reads from it (proxies, CA bundle).
         with _environment(core_compat.task_environment(self)):

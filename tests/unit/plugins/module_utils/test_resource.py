@@ -30,7 +30,7 @@ class Widget(Resource):
         replace=dict(type="bool", default=False),
     )
     kind = "widget"
-    collection = ("widgets",)
+    api_path = ("widgets",)
     key = "name"
     fields = ("name", "colour", "tags", "size")
     create_only = ("size",)
@@ -116,7 +116,7 @@ class Gadget(Resource):
     argument_spec = dict(widget=dict(type="str", required=True), name=dict(type="str", required=True),
                          id=dict(type="str"), colour=dict(type="str"))
     kind = "gadget"
-    collection = ("widgets", "{widget}", "gadgets")
+    api_path = ("widgets", "{widget}", "gadgets")
     parent = "widget"
     fields = ("name", "colour")
 

@@ -53,7 +53,7 @@ def make_action(args=None, environment=None, check_mode=False, async_val=0, tran
 
 
 def run_action(args, environment=None, task_vars=None):
-    return make_action(args, environment)._run_in_process(task_vars or {})
+    return make_action(args, environment)._in_process_result(task_vars or {})
 
 
 # Environment --------------------------------------------------------------------------------------
@@ -149,26 +149,26 @@ def test_the_invocation_is_left_out_when_the_setting_says_so():
 # Falling back to the module path ------------------------------------------------------------------
 
 def test_a_local_task_runs_in_process():
-    assert make_action()._in_process({}) is True
+    assert make_action()._runs_in_process({}) is True
 
 
 @pytest.mark.parametrize("switch", [False, "false", "no", "0"])
 def test_the_switch_sends_the_task_to_the_module_path(switch):
-    assert make_action()._in_process({in_process.SWITCH: switch}) is False
+    assert make_action()._runs_in_process({in_process.SWITCH: switch}) is False
 
 
 def test_an_async_task_runs_as_a_module():
-    assert make_action(async_val=30)._in_process({}) is False
+    assert make_action(async_val=30)._runs_in_process({}) is False
 
 
 @pytest.mark.parametrize("transport", ["ssh", "paramiko", "winrm", None])
 def test_a_host_not_reached_through_the_local_connection_runs_the_module_there(transport):
-    assert make_action(transport=transport)._in_process({}) is False
+    assert make_action(transport=transport)._runs_in_process({}) is False
 
 
 def test_a_controller_without_requests_runs_the_module(monkeypatch):
     monkeypatch.setattr(in_process, "HAS_REQUESTS", False)
-    assert make_action()._in_process({}) is False
+    assert make_action()._runs_in_process({}) is False
 
 
 @pytest.mark.parametrize("async_val,transport,expected", [(0, "local", "in process"), (5, "local", "module"),
@@ -176,8 +176,8 @@ def test_a_controller_without_requests_runs_the_module(monkeypatch):
 def test_run_dispatches_to_one_path(monkeypatch, async_val, transport, expected):
     monkeypatch.setattr(ActionBase, "run", lambda self, tmp=None, task_vars=None: dict(base=True))
     action = make_action(async_val=async_val, transport=transport)
-    action._run_in_process = lambda task_vars: dict(path="in process")
-    action._run_module = lambda task_vars: dict(path="module")
+    action._in_process_result = lambda task_vars: dict(path="in process")
+    action._module_result = lambda task_vars: dict(path="module")
     assert action.run(task_vars={}) == dict(base=True, path=expected)
 
 
@@ -188,7 +188,7 @@ def test_the_module_path_wraps_async_as_the_normal_action_does(monkeypatch, nati
     calls = []
     action._execute_module = lambda task_vars, wrap_async: calls.append(wrap_async) or dict(ok=1)
     monkeypatch.setattr(in_process.core_compat, "remove_module_tmpdir", lambda a: calls.append("removed"))
-    assert action._run_module({}) == dict(ok=1)
+    assert action._module_result({}) == dict(ok=1)
     assert calls == calls_made  # a wrapped async run leaves its temporary directory to async_status
 
 
@@ -197,7 +197,7 @@ def test_the_module_path_removes_its_temporary_directory(monkeypatch):
     calls = []
     action._execute_module = lambda task_vars, wrap_async: calls.append(wrap_async) or dict(ok=1)
     monkeypatch.setattr(in_process.core_compat, "remove_module_tmpdir", lambda a: calls.append("removed"))
-    action._run_module({})
+    action._module_result({})
     assert calls == [False, "removed"]
 
 
@@ -227,8 +227,8 @@ def test_a_no_log_task_shows_its_warnings_where_ansible_core_would_hide_them(mon
     action = WarnerAction.__new__(WarnerAction)
     action._task = SimpleNamespace(args={}, check_mode=False, diff=False, action="warner", no_log=no_log, async_val=0)
     action._compute_environment_string = lambda raw_environment_out: None
-    action._in_process = lambda task_vars: path == "in_process"
-    action._run_module = lambda task_vars: dict(changed=False, warnings=["2 passwords are named 'app': set id."])
+    action._runs_in_process = lambda task_vars: path == "in_process"
+    action._module_result = lambda task_vars: dict(changed=False, warnings=["2 passwords are named 'app': set id."])
     result = action.run(task_vars={})
     assert result["warnings"] == ["2 passwords are named 'app': set id."]
     assert displayed == (result["warnings"] if shown else [])
