@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital
+from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Waiter
 
 # The platform's rule for the name of a new branch; it refuses any other name with 422.
 NEW_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")
@@ -46,3 +48,19 @@ def with_cluster_name(branch):
 def other_size(have, want):
     """Whether a branch's cluster size (have) is known and not the one wanted: PS_10 and SIZE_10 are one size."""
     return bool(have and want) and have.rpartition("_")[2] != want.rpartition("_")[2]
+
+
+ASLEEP = ("sleeping", "sleep_in_progress")  # states that do not become ready by themselves
+PRODUCTION_DELETE = ("%s is a production branch, which the platform does not delete: demote it first (in the "
+                     "platform's UI or API), then delete it.")
+
+
+def readiness(label):
+    """The wait for a branch (label: "branch 'dev' of database 'shop'") to be ready, or asleep."""
+    what = capital(label)
+    return Waiter(
+        "%s to be ready" % label, done=lambda b: b.get("ready") or b.get("state") in ASLEEP,
+        state=lambda b: b.get("state"), key="branch",
+        failed=lambda b: "%s was deleted while waiting for it to be ready." % what if b is None else None,
+        timed_out=lambda b, timeout: "%s was not ready after %s seconds (state %r); raise wait_timeout or set wait "
+                                     "to false." % (what, timeout, b.get("state")))

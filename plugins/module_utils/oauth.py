@@ -288,3 +288,76 @@ class OAuthModule(Module):
         if error.path == TOKEN_INFO_PATH and error.status == 401:
             return INFO_UNAUTHORIZED
         return None
+
+
+APPLICATION_TOKEN_DEPRECATED = (
+    "The application-token endpoint (application_id) is deprecated by the platform: drop application_id, organization "
+    "and the service token to use the standard OAuth token endpoint at auth_url.")
+
+
+def check_mode_message(grant_type, reason=None):
+    """What a check run says instead of sending a grant; reason: why a refresh is due (min_ttl)."""
+    what = ("the code would be exchanged for tokens" if grant_type == "authorization_code"
+            else "the tokens would be refreshed")
+    if reason:
+        return "%s: %s (check mode: nothing was sent to the token endpoint)." % (reason, what)
+    return "Check mode: %s; nothing was sent to the token endpoint." % what
+
+
+def check_grant(params):
+    """Refuse, before any request, grant options the argument spec cannot judge."""
+    grant = params["grant_type"]
+    if not params["client_id"] or not params["client_secret"]:
+        raise ModuleFailure("client_id and client_secret of the OAuth application are required: set them, or "
+                            "PLANETSCALE_CLIENT_ID and PLANETSCALE_CLIENT_SECRET.")
+    # required_if lets an option given as null through: a null counts as blank here
+    blank = [name for name in GRANT_FIELDS[grant] if not (params[name] or "").strip()]
+    if blank:
+        raise ModuleFailure("%s must be set and not empty with grant_type %s." % (" and ".join(blank), grant))
+    wrong = "refresh_token" if grant == "authorization_code" else "code"
+    if params[wrong] is not None:
+        raise ModuleFailure("%s cannot be used with grant_type %s." % (wrong, grant))
+    if params["min_ttl"] is not None and (grant != "refresh_token" or params["min_ttl"] < 0
+                                          or not params["access_token"].strip()):
+        raise ModuleFailure("min_ttl keeps access_token valid by refreshing it: it needs grant_type refresh_token, "
+                            "a non-empty access_token and 0 or more seconds.")
+    missing = [name for name in ("organization", "service_token_id", "service_token") if not params[name]]
+    if params["application_id"] is not None and missing:
+        raise ModuleFailure("The deprecated application-token endpoint (application_id) belongs to the resource "
+                            "API and needs organization, service_token_id and service_token (or PLANETSCALE_ORG, "
+                            "PLANETSCALE_SERVICE_TOKEN_ID and PLANETSCALE_SERVICE_TOKEN); missing: %s."
+                            % ", ".join(missing))
+
+
+class Grants:
+    """The token module's requests: a grant at the OAuth server, or at the deprecated application-token endpoint."""
+
+    def grant(self):
+        sent = time.time()
+        body = self.send_grant(lambda: self.client.post(TOKEN_PATH, data=grant_form(self.params), any_json=True))
+        require_tokens(body, ISSUED_FIELDS, "POST " + TOKEN_PATH, self.params["grant_type"],
+                       "auth_url is the platform's OAuth server")
+        return dict(token=issued_token(body, http_date(self.client.server_date) or sent))
+
+    def grant_at_application(self):
+        params = self.params
+        api = self.make_client(params["api_url"], "%s:%s" % (params["service_token_id"], params["service_token"]))
+        try:
+            url = self.org_path("oauth-applications", params["application_id"], "token")
+            record = self.send_grant(lambda: api.post(url, json=grant_form(params), any_json=True))
+            require_tokens(record, RECORD_FIELDS, "POST " + url, params["grant_type"],
+                           "api_url is the platform's API")
+            return dict(token=recorded_token(record, server_now(api)), token_record=record)
+        finally:
+            api.close()
+
+    def urls_in_use(self):
+        return super().urls_in_use() + (["api_url"] if self.params.get("application_id") else [])
+
+    def oauth_hint(self, error):
+        if error.path == TOKEN_PATH:
+            return token_hint(error, self.params["grant_type"], self.lost_answer)
+        if error.path.endswith("/token") and self.params["application_id"]:
+            return application_token_hint(error, self.params["grant_type"], self.params["organization"],
+                                          self.params["application_id"], self.lost_answer)
+        return super().oauth_hint(error)

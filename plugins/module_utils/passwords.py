@@ -70,6 +70,21 @@ class CreationWindow:
         return created is not None and self.bounds[0] <= created <= self.bounds[1]
 
 
+MAX_TTL = 2147483647  # seconds, about 68 years: the largest 32-bit integer
+
+
+def check_ttl(ttl):
+    """Refuse a ttl the platform refuses, before any request."""
+    if not 0 <= (ttl or 0) <= MAX_TTL:
+        raise ModuleFailure("ttl must be from 0 (never expires) to %d seconds, not %s." % (MAX_TTL, ttl))
+
+
+def connection(password, database):
+    """The connection details of a password that carries its secret."""
+    return dict(host=password.get("access_host_url"), username=password.get("username"),
+                password=password["plain_text"], database=database)
+
+
 def ids(passwords):
     return ", ".join(sorted(str(p["id"]) for p in passwords))
 

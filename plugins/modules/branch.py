@@ -21,8 +21,7 @@ author:
   - planetscale.cloud contributors (@planetscale-ansible)
 options:
   database:
-    description:
-      - The name of the database.
+    description: The name of the database.
     type: str
     required: true
   name:
@@ -53,16 +52,14 @@ options:
       - See M(planetscale.cloud.region_info) for the regions a database can use.
     type: str
   backup_id:
-    description:
-      - Restore the schema and data of this backup into the new branch. Requires O(cluster_size).
+    description: Restore the schema and data of this backup into the new branch. Requires O(cluster_size).
     type: str
   restore_point:
     description:
       - A point in time (ISO 8601) to restore into the new branch. PostgreSQL databases only.
     type: str
   seed_data:
-    description:
-      - Restore the schema and data of the last successful backup into the new branch.
+    description: Restore the schema and data of the last successful backup into the new branch.
     type: str
     choices: [last_successful_backup]
   cluster_size:
@@ -168,12 +165,11 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import r
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
     CONNECTION, CREDENTIALS, ORGANIZATION, ModuleFailure)
 from ansible_collections.planetscale.cloud.plugins.module_utils.branches import (
-    check_create_options, check_new_name, cluster_size, other_size, with_cluster_name)
+    PRODUCTION_DELETE, check_create_options, check_new_name, cluster_size, other_size, readiness, with_cluster_name)
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital
-from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Waiter
+from ansible_collections.planetscale.cloud.plugins.module_utils.settle import check_wait_timeout
 
 CREATE_OPTIONS = ("backup_id", "restore_point", "seed_data", "cluster_size")
-ASLEEP = ("sleeping", "sleep_in_progress")  # states that do not become ready by themselves
 
 
 class Branch(Resource):
@@ -204,8 +200,7 @@ class Branch(Resource):
         if self.params["state"] == "present":  # a name to create; state=absent may delete any name
             check_new_name("name", self.params["name"])
         check_create_options(self.params["cluster_size"], self.params["restore_point"])
-        if self.params["wait_timeout"] < 0:
-            raise ModuleFailure("wait_timeout must be 0 or more seconds, not %s." % self.params["wait_timeout"])
+        check_wait_timeout(self.params)
 
     def label(self):
         return "branch %r of database %r" % (self.params["name"], self.params["database"])
@@ -231,8 +226,7 @@ class Branch(Resource):
 
     def guard(self, resource):
         if self.params["state"] == "absent" and resource.get("production"):
-            raise ModuleFailure("%s is a production branch, which the platform does not delete: demote it first (in "
-                                "the platform's UI or API), then delete it." % capital(self.label()))
+            raise ModuleFailure(PRODUCTION_DELETE % capital(self.label()))
 
     def after_present(self, resource, changed):
         size, have = self.params["cluster_size"], cluster_size(resource)
@@ -241,16 +235,9 @@ class Branch(Resource):
                           "is." % (capital(self.label()), have, size))
         if not self.params["wait"] or resource.get("ready") or self.ctx.check_mode:
             return resource, changed
-        what = capital(self.label())
-        branch = Waiter(
-            "%s to be ready" % self.label(), done=lambda b: b.get("ready") or b.get("state") in ASLEEP,
-            state=lambda b: b.get("state"), key="branch",
-            failed=lambda b: "%s was deleted while waiting for it to be ready." % what if b is None else None,
-            timed_out=lambda b, timeout: "%s was not ready after %s seconds (state %r); raise wait_timeout or set "
-                                         "wait to false." % (what, timeout, b.get("state")),
-        ).wait(self.read, self.params["wait_timeout"], current=resource, changed=changed)
+        branch = readiness(self.label()).wait(self.read, self.params["wait_timeout"], current=resource, changed=changed)
         if not branch.get("ready"):
-            self.ctx.warn("%s is %s, so it is not ready to serve queries." % (what, branch["state"]))
+            self.ctx.warn("%s is %s, so it is not ready to serve queries." % (capital(self.label()), branch["state"]))
         return branch, changed
 
 

@@ -17,12 +17,9 @@ description:
     field, unless O(replace=true).
   - Several passwords on a branch may share a name; then the module fails and names their IDs, also in a warning that
     C(no_log) does not hide, and O(id) selects one.
-  - When runs create the same password at once, the oldest stays; a run that made a newer one deletes it and returns
-    the oldest, unchanged and without a secret, as a later run would. A run that meanwhile finds several passwords
-    of the name with the same fields, the newest under a minute old, reads them again for up to 5 seconds.
-  - After a create whose answer was lost, only a password with every field the task sent, created while the request
-    was under way (on the server's clock), is taken for the task's own, deleted and created again (nobody holds its
-    secret). Another one is left, with a warning naming its ID; when several could be, the task fails naming them.
+  - When runs create the same password at once, the oldest stays and the others return it unchanged, without a secret.
+    After a create whose answer was lost, only a password shown to be the task's own is deleted and created again.
+    The idempotency guide of the collection tells the rules.
   - An existing password that has expired is left as it is, with a warning that suggests O(renew=true).
   - In check mode, a branch that does not exist yet (because the check run skipped the task that creates it) gives a
     predicted create and a warning, rather than a failure.
@@ -165,11 +162,8 @@ connection:
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
     CONNECTION, CREDENTIALS, ORGANIZATION, ModuleFailure, without_secrets)
-from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import OwnPasswords
+from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import OwnPasswords, check_ttl, connection
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital, networks
-
-
-MAX_TTL = 2147483647  # seconds, about 68 years: the largest 32-bit integer
 
 
 class Password(OwnPasswords, Resource):
@@ -197,9 +191,7 @@ class Password(OwnPasswords, Resource):
 
     def validate(self):
         super().validate()
-        if not 0 <= (self.params["ttl"] or 0) <= MAX_TTL:
-            raise ModuleFailure("ttl must be from 0 (never expires) to %d seconds, not %s." % (
-                MAX_TTL, self.params["ttl"]))
+        check_ttl(self.params["ttl"])
         networks(self.params["cidrs"])
 
     def label(self):
@@ -244,11 +236,9 @@ class Password(OwnPasswords, Resource):
         return (resource if self.ctx.check_mode else self.renewed(resource)), True
 
     def result_keys(self, resource):
-        result = dict(password=resource)
-        if resource.get("plain_text"):
-            result["connection"] = dict(host=resource.get("access_host_url"), username=resource.get("username"),
-                                        password=resource["plain_text"], database=self.params["database"])
-        return result
+        if not resource.get("plain_text"):
+            return dict(password=resource)
+        return dict(password=resource, connection=connection(resource, self.params["database"]))
 
 
 def main():

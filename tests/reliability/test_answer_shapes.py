@@ -66,8 +66,8 @@ def test_a_token_answer_without_tokens_fails_and_returns_none(emulator, ansible,
 
 @pytest.mark.parametrize("in_process", [True, False], ids=["in_process", "module"])
 @pytest.mark.parametrize("value, kind", [([], "a list"), ("x", "a string"), (None, "null")])
-def test_a_list_answered_with_the_wrong_json_is_a_sentence_naming_the_endpoint(emulator, ansible, figures, value,
-                                                                                kind, in_process):
+def test_a_list_answered_with_the_wrong_json_is_a_sentence_naming_the_endpoint(
+        emulator, ansible, figures, value, kind, in_process):
     emulator.faults(dict(method="GET", path=BRANCHES + "$", status=200, body="json", value=value))
     name = "List the branches of a server that answers %s" % kind
     run = _run(emulator, ansible, "list answered %s" % kind, [{"name": name, "ignore_errors": True,
