@@ -36,6 +36,7 @@ VENV_OLD := .venv/old
 VENV_NEW := .venv/new
 VENV_EMULATOR := .venv/emulator
 VENV_BENCH := .venv/bench
+VENV_FLOOR := .venv/floor
 
 # Test requirements files that other parts of the tree may add; installed into
 # both ansible venvs when present.
@@ -72,7 +73,7 @@ PORT ?= 8787
 TLS ?=
 TLS_DIR ?= build/emulator-tls
 
-TEST_STEPS := lint sanity-old sanity-new units-old units-new emulator-tests \
+TEST_STEPS := lint sanity-old sanity-new units-old units-new units-floor emulator-tests \
 	integration content-tests test-reliability bench-smoke changelog-lint docs-lint build ee
 
 # run a command with a venv's bin/ first on PATH (ansible-test looks up pythonX.Y there)
@@ -82,7 +83,7 @@ with_new = PATH="$(ROOT)/$(VENV_NEW)/bin:$$PATH"
 with_copy = ANSIBLE_COLLECTIONS_PATH="$(ROOT)/build"
 
 .PHONY: help test setup setup-old setup-new setup-emulator setup-bench pip-bootstrap copy \
-	lint sanity sanity-old sanity-new units units-old units-new emulator-tests \
+	lint sanity sanity-old sanity-new units units-old units-new units-floor setup-floor emulator-tests \
 	content-tests bench-smoke test-reliability demo ee bench changelog \
 	integration integration-old integration-new changelog-lint docs-lint build \
 	emulator lock clean distclean
@@ -139,6 +140,13 @@ units-old: setup-old copy
 
 units-new: setup-new copy
 	cd $(COLLECTION) && $(with_new) ansible-test units --local --python $(NEW_PY) --num-workers $(UNITS_WORKERS) $(UNITS_ARGS)
+
+setup-floor: ## .venv/floor: ansible-core 2.17 with the oldest requests/urllib3 meta/ee-requirements.txt declares
+	@hack/venv.sh $(VENV_FLOOR) "$(or $(PYTHON_OLD),$(OLD_PY))" requirements/floor.txt
+
+units-floor: setup-floor copy ## the unit tests at the declared floor of requests and urllib3 (meta/ee-requirements.txt)
+	cd $(COLLECTION) && PATH="$(ROOT)/$(VENV_FLOOR)/bin:$$PATH" ansible-test units --local --python $(OLD_PY) \
+		--num-workers $(UNITS_WORKERS) $(UNITS_ARGS)
 
 emulator-tests: setup-emulator ## the emulator's own pytest suite
 	PYTHONPATH=tests $(VENV_EMULATOR)/bin/python -m pytest tests/emulator/tests -q
@@ -221,6 +229,7 @@ emulator: setup-emulator ## run the emulator in the foreground (HOST=127.0.0.1 P
 lock: ## re-pin requirements/old.txt and new.txt from the .in files
 	hack/lock.sh old $(OLD_PY)
 	hack/lock.sh new $(NEW_PY)
+	hack/lock.sh floor $(OLD_PY)
 
 clean: ## remove build output (keeps virtualenvs)
 	rm -rf build tests/output
