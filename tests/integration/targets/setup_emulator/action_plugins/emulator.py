@@ -14,7 +14,8 @@ Runs on the controller, like the lookup of the same name that reads the control 
     emulator: {authorization_code: {}}           # the consent screen; default: the seeded application
     emulator: {access_token: {}}                 # a code exchanged at /oauth/token, as the seeded user
 
-The result carries the control API's answer (or the token endpoint's) under `json`, as ansible.builtin.uri would.
+The result carries the control API's answer (or the token endpoint's) under `json`, as ansible.builtin.uri would,
+and is never `changed`, so that a play recap counts the changes of the modules under test only.
 The emulator's root URL is `url`, by default the variable planetscale_emulator_url.
 """
 
@@ -54,7 +55,8 @@ def call(url, method='GET', body=None, form=None):
         with open_url(url, method=method, data=data, headers=headers, timeout=30) as response:
             text = response.read()
     except HTTPError as exc:
-        raise RuntimeError('%s %s answered HTTP %s: %s' % (method, url, exc.code, exc.read()[:500])) from None
+        detail = exc.read().decode('utf-8', 'replace')[:500]
+        raise RuntimeError('%s %s answered HTTP %s: %s' % (method, url, exc.code, detail)) from None
     except URLError as exc:
         raise RuntimeError('%s %s failed: %s' % (method, url, exc.reason)) from None
     return json.loads(text) if text else None
@@ -81,7 +83,7 @@ class ActionModule(ActionBase):
             answer = self._act(root.rstrip('/'), args)
         except RuntimeError as exc:
             return dict(result, failed=True, msg=str(exc))
-        result['changed'] = True
+        result['changed'] = False  # plumbing: a play recap's changed count stays the modules' own
         if answer is not None:
             result['json'] = answer
         return result

@@ -64,7 +64,8 @@ class LookupModule(LookupBase):
                 with open_url(control + term, timeout=30) as response:
                     answers.append(json.loads(response.read()))
             except HTTPError as exc:
-                raise AnsibleError('GET %s%s answered HTTP %s.' % (control, term, exc.code)) from None
+                detail = exc.read().decode('utf-8', 'replace')[:500]
+                raise AnsibleError('GET %s%s answered HTTP %s: %s' % (control, term, exc.code, detail)) from None
             except URLError as exc:
                 raise AnsibleError('GET %s%s failed: %s' % (control, term, exc.reason)) from None
         return answers
