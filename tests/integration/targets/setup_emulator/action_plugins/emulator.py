@@ -1,0 +1,119 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Test-only action: change the platform emulator through its control API (tests/emulator/README.md).
+
+Runs on the controller, like the lookup of the same name that reads the control API. Each task does one thing:
+
+    emulator: {reset: true}                      # back to the seeded world, an empty log, no faults
+    emulator: {clear: requests}                  # or faults
+    emulator: {faults: [{method: GET, path: "/user$", status: 503, times: 1}]}  # appended to the rules
+    emulator: {seed: {teams: {count: 120, prefix: squad}}}
+    emulator: {settings: {ready_delay: 60}}
+    emulator: {advance_clock: 3300}              # seconds
+    emulator: {authorization_code: {}}           # the consent screen; default: the seeded application
+    emulator: {access_token: {}}                 # a code exchanged at /oauth/token, as the seeded user
+
+The result carries the control API's answer (or the token endpoint's) under `json`, as ansible.builtin.uri would,
+and is never `changed`, so that a play recap counts the changes of the modules under test only.
+The emulator's root URL is `url`, by default the variable planetscale_emulator_url.
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.error import HTTPError, URLError
+from urllib.parse import urlencode
+
+from ansible.module_utils.urls import open_url
+from ansible.plugins.action import ActionBase
+
+ACTIONS = ('reset', 'clear', 'faults', 'seed', 'settings', 'advance_clock', 'authorization_code', 'access_token')
+
+ARGUMENT_SPEC = {
+    'url': {'type': 'str'},
+    'reset': {'type': 'bool'},
+    'clear': {'type': 'str', 'choices': ['requests', 'faults']},
+    'faults': {'type': 'list', 'elements': 'dict'},
+    'seed': {'type': 'dict'},
+    'settings': {'type': 'dict'},
+    'advance_clock': {'type': 'float'},
+    'authorization_code': {'type': 'dict'},
+    'access_token': {'type': 'dict'},
+}
+
+
+def call(url, method='GET', body=None, form=None):
+    """Send one request and give the decoded JSON answer (None when there is none); raise on an HTTP error."""
+    headers = {}
+    data = None
+    if body is not None:
+        data, headers['Content-Type'] = json.dumps(body), 'application/json'
+    elif form is not None:
+        data, headers['Content-Type'] = urlencode(form), 'application/x-www-form-urlencoded'
+    try:
+        with open_url(url, method=method, data=data, headers=headers, timeout=30) as response:
+            text = response.read()
+    except HTTPError as exc:
+        detail = exc.read().decode('utf-8', 'replace')[:500]
+        raise RuntimeError('%s %s answered HTTP %s: %s' % (method, url, exc.code, detail)) from None
+    except URLError as exc:
+        raise RuntimeError('%s %s failed: %s' % (method, url, exc.reason)) from None
+    return json.loads(text) if text else None
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _requires_connection = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        del tmp
+        dummy, args = self.validate_argument_spec(
+            argument_spec=ARGUMENT_SPEC,
+            required_one_of=[ACTIONS],
+            mutually_exclusive=[ACTIONS],
+        )
+        root = args['url'] or (task_vars or {}).get('planetscale_emulator_url')
+        if not root:
+            return dict(result, failed=True, msg='url is required when planetscale_emulator_url is not set.')
+        if args['reset'] is False:
+            return dict(result, failed=True, msg='reset can only be true; leave it out to do something else.')
+        try:
+            answer = self._act(root.rstrip('/'), args)
+        except RuntimeError as exc:
+            return dict(result, failed=True, msg=str(exc))
+        result['changed'] = False  # plumbing: a play recap's changed count stays the modules' own
+        if answer is not None:
+            result['json'] = answer
+        return result
+
+    @staticmethod
+    def _act(root, args):
+        control = root + '/_emulator'
+        if args['reset']:
+            return call(control + '/reset', 'POST')
+        if args['clear']:
+            return call('%s/%s' % (control, args['clear']), 'DELETE')
+        if args['faults'] is not None:
+            return call(control + '/faults', 'POST', {'rules': args['faults']})
+        if args['seed'] is not None:
+            return call(control + '/seed', 'POST', args['seed'])
+        if args['settings'] is not None:
+            return call(control + '/settings', 'POST', args['settings'])
+        if args['advance_clock'] is not None:
+            return call(control + '/clock', 'POST', {'advance_seconds': args['advance_clock']})
+        world = call(control + '/world')
+        app = world['oauth_application']
+        request = dict({'client_id': app['client_id'], 'redirect_uri': app['redirect_uri']},
+                       **(args['authorization_code'] or args['access_token'] or {}))
+        code = call(control + '/oauth/authorization-codes', 'POST', request)
+        if args['authorization_code'] is not None:
+            return code
+        return call(root + '/oauth/token', 'POST', form={
+            'grant_type': 'authorization_code',
+            'code': code['code'],
+            'redirect_uri': request['redirect_uri'],
+            'client_id': app['client_id'],
+            'client_secret': app['client_secret'],
+        })
