@@ -58,9 +58,10 @@ def _run(emulator, ansible, tokens, label, case, in_process=True):
     defaults = module_defaults(api_retries=RETRIES, api_timeout=TIMEOUT)
     title = "%s against %s" % (module, label)
     tasks = [{"name": BASELINE, FQCN + "region_info": dict(database="app")}, {"name": title, FQCN + module: args}]
-    run = ansible.run("%s %s in_process=%s" % (label, case, in_process), [play(tasks, defaults=defaults)],
+    run = ansible.run([play(tasks, defaults=defaults)],
                       dict(access_token=tokens["access_token"], refresh_token=tokens["refresh_token"]),
-                      emulator=emulator, in_process=in_process, timeout=120)
+                      emulator=emulator, in_process=in_process, timeout=120,
+                      label="%s %s in_process=%s" % (label, case, in_process))
     assert not run.result(BASELINE).failed
     # The task's own seconds, without what any task costs on this path (a module process, for one).
     return run, run.result(title), run.seconds[title]["localhost"] - run.seconds[BASELINE]["localhost"]
@@ -125,7 +126,7 @@ def test_a_branch_that_never_becomes_ready_fails_after_wait_timeout(emulator, an
     emulator.settings(ready_delay=3600)
     title = "Create a branch that never becomes ready"
     task = {"name": title, FQCN + "branch": dict(database="app", name="slow", parent_branch="main", wait_timeout=3)}
-    run = ansible.run("branch never ready", [play([task], defaults=module_defaults())], emulator=emulator)
+    run = ansible.run([play([task], defaults=module_defaults())], emulator=emulator, label="branch never ready")
     result = run.result(title)
     assert result.failed
     assert result.result["msg"] == ("Branch 'slow' of database 'app' was not ready after 3 seconds (state 'pending'); "

@@ -44,8 +44,8 @@ def test_tls_by_default_ca_path_and_validate_certs_false(https, ansible, in_proc
              play(_tasks(validate_certs=False), defaults=module_defaults(), name="validate_certs false")]
     # A CA bundle in the environment, as CI machines and corporate setups have: ca_path and validate_certs win over it.
     bundle = dict(REQUESTS_CA_BUNDLE=certifi.where(), CURL_CA_BUNDLE=certifi.where())
-    run = ansible.run("tls, in_process=%s" % in_process, plays, extra_vars, emulator=emulator, in_process=in_process,
-                      env=bundle)
+    run = ansible.run(plays, extra_vars, emulator=emulator, in_process=in_process, env=bundle,
+                      label="tls, in_process=%s" % in_process)
     by_play = [run.tasks[index:index + 2] for index in (0, 2, 4)]
 
     for task, endpoint in zip(by_play[0], ("GET /user", "GET /oauth/token/info")):
