@@ -137,12 +137,12 @@ class Ansible:
     variables harness.collection.module_defaults() templates (world, api_url, auth_url),
     "environment" sets the PLANETSCALE_* variables a user would; a run may name another emulator.
     With logs, every run's output is kept there (a file per run); with watch (a SecretWatch),
-    every run's output is searched for secrets. results=False records no result bodies (the
-    benchmark: statuses and counts only).
+    every run's output is searched for secrets. env: environment variables of every run. results=False
+    records no result bodies (the benchmark: statuses and counts only).
     """
 
     def __init__(self, workdir, python=None, emulator=None, credentials=None, logs=None, log_prefix="",
-                 watch=None, verbosity=0, hosts=None, cwd=None, results=True):
+                 watch=None, verbosity=0, hosts=None, cwd=None, env=None, results=True):
         self.workdir = os.path.abspath(str(workdir))
         self.python = python or sys.executable
         self.bin = os.path.dirname(self.python)
@@ -158,6 +158,7 @@ class Ansible:
         self.verbosity = verbosity
         self.hosts = hosts
         self.cwd = str(cwd) if cwd else self.workdir
+        self.extra_env = dict(env or {})
         self.results = results
         self.collections_path = os.path.join(self.workdir, "collections")
         namespace = os.path.join(self.collections_path, "ansible_collections", "planetscale")
@@ -188,6 +189,7 @@ class Ansible:
         emulator = emulator or self.emulator
         if emulator is not None and self.credentials == "environment":
             env.update(credentials_env(emulator, oauth_only=oauth_only))
+        env.update(self.extra_env)
         env.update(extra or {})
         return env
 
