@@ -215,6 +215,11 @@ class Emulator:
     def clear_requests(self):
         self.control("DELETE", "/requests")
 
+    def connections(self):
+        """{accepted, refused}: connections since the last reset or clear; refused ones (a TLS handshake the
+        client gave up) never reach the request log."""
+        return self.control("GET", "/connections")
+
     def writes(self):
         """"METHOD path" of every write in the request log."""
         return ["%s %s" % (r["method"], r["path"]) for r in self.requests() if r["method"] in WRITES]

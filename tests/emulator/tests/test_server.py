@@ -121,3 +121,21 @@ def test_cli_serves_https_with_a_generated_ca(tmp_path):
             httpx2.get(f"{base}/_emulator/health", trust_env=False)  # not trusted without ca.pem
     finally:
         emulator.stop()
+
+
+def test_the_cli_counts_the_tls_handshakes_a_client_refuses(tmp_path):
+    """A connection whose TLS handshake the client gives up never reaches the request log; the server counts it."""
+    emulator = Emulator(str(tmp_path / "emulator.log"), python=sys.executable, tls=True, cert_dir=str(tmp_path)).start()
+    try:
+        emulator.clear_requests()
+        with pytest.raises(httpx2.ConnectError):
+            httpx2.get(f"{emulator.url}/v1/user", trust_env=False)  # the emulator's CA is not trusted
+        with httpx2.Client(verify=ssl.create_default_context(cafile=emulator.ca), trust_env=False) as client:
+            assert client.get(f"{emulator.url}/v1/user").status_code == 401
+        assert [entry["status"] for entry in emulator.requests()] == [401]
+        counted = emulator.connections()
+        assert counted["refused"] == 1 and counted["accepted"] >= 3  # and the control API's own
+        emulator.reset()
+        assert emulator.connections()["refused"] == 0
+    finally:
+        emulator.stop()
