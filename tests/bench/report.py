@@ -21,6 +21,7 @@ def per_task_cost(bench, key):
     total, empty = bench.median(key), bench.median(("floor", "empty"))
     return None if total is None or empty is None else (total - empty) / bench.sizes["repeats"]
 
+
 def rows(bench):
     rows = []
     for scenario in bench.scenarios:
@@ -38,6 +39,7 @@ def rows(bench):
         row["module_ratio"] = _ratio(row.get("module", {}).get("wall"), row.get("uri", {}).get("wall"))
         rows.append(row)
     return rows
+
 
 def summarize(bench):
     floor = dict((name, dict(wall=bench.median(("floor", name)), cpu=bench.median(("floor", name), "cpu"),

@@ -170,7 +170,7 @@ def test_team_access(ansible, emulator, tmp_path):
     assert emulator.writes() == []
 
     gone = role_play(tmp_path, "team_access", dict(team_access_teams=[dict(name="reviewers", state="absent")]),
-                             name="absent.yml")
+                     name="absent.yml")
     ansible.run(gone).succeeded(changed=1)
     ansible.run(gone).succeeded(changed=0)
 
@@ -326,7 +326,7 @@ def test_oauth_session_keeps_its_file_when_the_answer_holds_no_token(ansible, tm
     server = TokenAnswers(body)
     try:
         play = role_play(tmp_path, "oauth_session", dict(oauth_session_token_file=str(token_file),
-                                                                 oauth_session_auth_url=server.url))
+                                                         oauth_session_auth_url=server.url))
         ansible.run(play, oauth_only=True).failed(
             "POST /oauth/token succeeded with %s, which is no token: the task fails so that the token you keep is "
             "not replaced." % missing)

@@ -127,7 +127,7 @@ class Run:
 
     def __str__(self):
         return "%s: rc=%s %s (log %s)\n%s" % (" ".join(self.command), self.rc, self.recap, self.log_path,
-                                             self.output[-8000:])
+                                              self.output[-8000:])
 
 
 class Ansible:
@@ -252,7 +252,8 @@ class Ansible:
             if isinstance(playbook, str):
                 handle.write(playbook)
             else:
-                import yaml  # pylint: disable=import-outside-toplevel  (the emulator's Python need not have it)
+                # the emulator's Python, which imports the harness too, need not have yaml
+                import yaml  # pylint: disable=import-outside-toplevel
 
                 yaml.safe_dump(playbook, handle, sort_keys=False, width=1000)
         return base + ".yml"
@@ -298,4 +299,3 @@ class Ansible:
         """No run showed a secret: the emulator's, the ones given, any issued one (needs a watch)."""
         self.watch.learn(*values)
         self.watch.assert_no_leak()
-

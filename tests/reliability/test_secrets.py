@@ -122,12 +122,14 @@ def _secret_options():
     exchange = dict(auth_url="{{ auth_url }}", client_id=app % "client_id", client_secret=app % "client_secret",
                     grant_type="authorization_code", code="{{ code }}", redirect_uri=app % "redirect_uri")
     check = dict(auth_url="{{ auth_url }}", access_token="{{ access_token }}")
+    refused = dict(api_url="{{ api_url }}", service_token_id="{{ world.service_token.id }}",
+                   service_token="{{ wrong_service_token }}")
     return [
         task("Exchange an authorization code for tokens", "token", no_log=True, **exchange),
         task("Read the user with the service token", "user_info", **service),
         task("Read the user with the service token, no_log", "user_info", no_log=True, **service),
-        dict(task("Read the user with a service token the platform refuses", "user_info",
-                  **dict(service, service_token="{{ wrong_service_token }}")), failed_when=False),
+        dict(task("Read the user with a service token the platform refuses", "user_info", **refused),
+             failed_when=False),
         task("Read the user with the access token", "user_info", api_url="{{ api_url }}",
              access_token="{{ access_token }}"),
         task("Check the access token", "token_info", **check),
