@@ -12,7 +12,8 @@ Import it with tests/ on sys.path (the suites' conftest.py put it there; `PYTHON
 
 from __future__ import annotations
 
-from .ansible import Ansible, Run, TaskResult
+from .ansible import Ansible, Run
+from .output import TaskResult
 from .collection import (FQCN, MODULES, ORG_MODULES, credentials_env, demo_vars, emulator_vars, integration_vars,
                          module_defaults, play, task)
 from .emulator import EMULATOR_PYTHON, ROOT, TESTS, Emulator, HarnessError

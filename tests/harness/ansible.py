@@ -21,34 +21,11 @@ import time
 
 from .collection import credentials_env, emulator_vars
 from .emulator import ROOT, HarnessError
-from .output import printed
+from .output import TaskResult, printed
 
 CALLBACKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "callback_plugins")
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)|The full traceback is|MODULE FAILURE|module_stderr|"
                        r"\"exception\":")
-
-
-class TaskResult:
-    """One task on one host, or one loop item: what the results callback recorded."""
-
-    def __init__(self, name, host, status, result, item=None, ignored=False):
-        self.name = name
-        self.host = host
-        self.status = status  # ok, changed, failed, skipped, unreachable
-        self.result = result
-        self.item = item
-        self.ignored = ignored
-
-    @property
-    def failed(self):
-        return self.status in ("failed", "unreachable") or bool(self.result.get("failed"))
-
-    @property
-    def changed(self):
-        return self.status == "changed" or bool(self.result.get("changed"))
-
-    def __repr__(self):
-        return "<%s [%s] %s: %s>" % (self.name, self.host, self.status, json.dumps(self.result)[:400])
 
 
 class Run:
@@ -57,13 +34,9 @@ class Run:
 
     def __init__(self, label, command, output, rc, elapsed, cpu, log_path=None, report=None):
         report = report or {}
-        self.label = label
-        self.command = command
-        self.output = output
-        self.rc = rc
-        self.elapsed = elapsed
-        self.cpu = cpu
-        self.log_path = log_path
+        self.label, self.command, self.log_path = label, command, log_path
+        self.output, self.rc = output, rc
+        self.elapsed, self.cpu = elapsed, cpu  # seconds: wall, and CPU of ansible-playbook and its workers
         self.tasks = [TaskResult(entry["task"], entry["host"], entry["status"], entry.get("result", {}),
                                  entry.get("item"), entry["ignored"]) for entry in report.get("results", ())]
         self.seconds = report.get("seconds", {})  # task name -> host -> seconds it took

@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What ansible-playbook's default output printed: the task headers, and each result it printed
-as JSON (at -v and more), with where it stands in the output.
+"""A task's result, and what ansible-playbook's default output printed: the task headers, and each
+result it printed as JSON (at -v and more), with where it stands in the output.
 
 For the questions about the output itself (where a secret showed; whether two runs printed
 the same); what a run did comes from the results callback (harness.ansible.Run.tasks).
@@ -10,6 +10,7 @@ the same); what a run did comes from the results callback (harness.ansible.Run.t
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
@@ -21,21 +22,30 @@ RESULT_START = re.compile(
     r"(?: => \(item=(?P<item>.*?)\)| \(item=(?P<failed_item>.*?)\))?(?:: FAILED!)? => \{$", re.M)
 
 
-class Printed:
-    """One printed result: its task, host, status (as printed: ok, changed, failed, fatal, skipping),
-    item, the JSON, and where the JSON is in the output (start, end)."""
+@dataclasses.dataclass(repr=False)
+class TaskResult:
+    """A task's result on one host, or one loop item's: what the results callback recorded (Run.tasks;
+    status ok, changed, failed, skipped or unreachable), or what the output printed (printed(); status as
+    printed: ok, changed, failed, fatal or skipping, and span, where its JSON stands in the output)."""
 
-    def __init__(self, name, host, status, item, result, start, end):
-        self.name = name
-        self.host = host
-        self.status = status
-        self.item = item
-        self.result = result
-        self.start = start
-        self.end = end
+    name: str
+    host: str
+    status: str
+    result: dict
+    item: object = None
+    ignored: bool = False
+    span: tuple = None
+
+    @property
+    def failed(self):
+        return self.status in ("failed", "fatal", "unreachable") or bool(self.result.get("failed"))
+
+    @property
+    def changed(self):
+        return self.status == "changed" or bool(self.result.get("changed"))
 
     def __repr__(self):
-        return "<printed %s [%s] %s: %s>" % (self.name, self.host, self.status, json.dumps(self.result)[:400])
+        return "<%s [%s] %s: %s>" % (self.name, self.host, self.status, json.dumps(self.result)[:400])
 
 
 def task_names(output):
@@ -58,6 +68,6 @@ def printed(output, where="the output"):
                 result = json.loads(output[brace:close + 2])
             except ValueError as error:
                 raise HarnessError("Unparsable result of task %r in %s: %s" % (header.group("name"), where, error))
-            found.append(Printed(header.group("name"), start.group("host"), start.group("status"),
-                                 start.group("item") or start.group("failed_item"), result, brace, close + 2))
+            found.append(TaskResult(header.group("name"), start.group("host"), start.group("status"), result,
+                                    start.group("item") or start.group("failed_item"), span=(brace, close + 2)))
     return found

@@ -91,7 +91,7 @@ class SecretWatch:
     def _disallowed(self, run, position, value):
         """None where the secret shows by design, else why it must not show there."""
         for shown in run.printed():
-            if shown.start <= position < shown.end:
+            if shown.span[0] <= position < shown.span[1]:
                 if shown.status == "skipping" or not _by_design(shown.result, value, self.by_design):
                     return "in the result of task %r, not where a module returns a secret by design" % shown.name
                 return None
