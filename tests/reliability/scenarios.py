@@ -88,7 +88,7 @@ def every_module(emulator, **connection):
     return play(tasks, defaults=module_defaults(**connection)), modules
 
 
-def state(emulator):
+def end_state(emulator):
     """The end state the suite compares: branches, passwords and teams, without ids, times or secrets."""
     org, database = emulator.world["organization"], emulator.world["database"]
     base = "/organizations/%s/databases/%s" % (org, database)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from harness import MODULES
-from scenarios import every_module, prepare, state
+from scenarios import end_state, every_module, prepare
 
 # The emulator answers this file as the real platform does when it is lean: bare {"data": [...]} lists,
 # cluster_rate_name, "type" keys (conftest.response_shapes).
@@ -36,7 +36,7 @@ def fault_free(session_emulator, ansible):
     run = ansible.run([playbook], prepare(session_emulator, ansible.watch),
                       emulator=session_emulator, label="every module, no faults").without_failures()
     assert not [entry for entry in session_emulator.requests() if entry["fault"]]
-    return _reported(run), state(session_emulator)
+    return _reported(run), end_state(session_emulator)
 
 
 def _reported(run):
@@ -63,7 +63,7 @@ def test_every_module_survives_30_percent_transient_faults(fault_free, emulator,
     assert 0.15 < share < 0.45, "%d of %d requests failed" % (len(faults), len(log))
     assert set(entry["status"] for entry in faults) == {429, 502, 503}
     assert _reported(run) == reported
-    assert state(emulator) == state
+    assert end_state(emulator) == state
 
 
 def test_retries_wait_as_retry_after_says(emulator, ansible):
