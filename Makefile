@@ -211,7 +211,7 @@ test-reliability: setup-new setup-emulator ## faults, unknown outcomes, concurre
 # ---------------------------------------------------------------- tools
 
 demo: setup-new setup-emulator ## the tour: emulator, demo playbook twice (changed=0), a --check --diff change, the audit report
-	@hack/demo.sh
+	@$(VENV_NEW)/bin/python hack/demo.py
 
 ee: setup-new ## ansible-builder create: an execution environment's build context in build/ee
 	@hack/ee.sh
@@ -222,9 +222,9 @@ setup-bench: ## .venv/bench: ansible-core as .venv/new pins it, and matplotlib f
 bench: setup-bench setup-emulator ## the benchmark against hand-written ansible.builtin.uri: docs/benchmarks.md and .png
 	$(VENV_BENCH)/bin/python tests/bench/run.py
 
-emulator: setup-emulator ## run the emulator in the foreground (HOST=127.0.0.1 PORT=8787 TLS=1)
-	PYTHONPATH=tests exec $(VENV_EMULATOR)/bin/python -m emulator --host $(HOST) --port $(PORT) \
-		$(if $(filter 1 true yes,$(TLS)),--tls --cert-dir $(TLS_DIR)) $(EMULATOR_ARGS)
+emulator: setup-emulator ## run the emulator in the foreground (HOST=127.0.0.1 PORT=8787 TLS=1), through the test harness
+	PYTHONPATH=tests exec $(VENV_EMULATOR)/bin/python -m harness emulator run --host $(HOST) --port $(PORT) \
+		$(if $(filter 1 true yes,$(TLS)),--tls --cert-dir $(TLS_DIR)) --args "$(EMULATOR_ARGS)"
 
 lock: ## re-pin requirements/old.txt and new.txt from the .in files
 	hack/lock.sh old $(OLD_PY)

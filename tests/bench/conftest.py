@@ -1,29 +1,35 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""One emulator and one isolated Ansible configuration for the benchmark's tests.
+"""One emulator and one isolated Ansible configuration for the benchmark's tests, from the harness
+(tests/harness).
 
 Run with the Python of a virtualenv that has ansible-core (ansible-playbook is taken from
-beside it); the emulator runs with .venv/emulator's Python, or BENCH_EMULATOR_PYTHON.
+beside it); the emulator runs with .venv/emulator's Python, or EMULATOR_PYTHON.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
-import run as bench
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/, where the harness is
+
+from harness import Ansible, Emulator, HarnessError  # noqa: E402  pylint: disable=wrong-import-position
+from scenarios import READY_DELAY  # noqa: E402  pylint: disable=wrong-import-position
 
 
 @pytest.fixture(scope="session")
 def emulator(tmp_path_factory):
-    python = os.environ.get("BENCH_EMULATOR_PYTHON", os.path.join(bench.ROOT, ".venv", "emulator", "bin", "python"))
-    if not os.path.exists(python):
-        pytest.fail("No emulator Python at %s: run `make setup-emulator` or set BENCH_EMULATOR_PYTHON." % python)
-    with bench.Emulator(python, log_path=str(tmp_path_factory.mktemp("emulator") / "emulator.log")) as running:
-        yield running
+    try:
+        running = Emulator(str(tmp_path_factory.mktemp("emulator") / "emulator.log"), ready_delay=READY_DELAY).start()
+    except HarnessError as error:
+        pytest.fail(str(error))
+    yield running
+    running.stop()
 
 
 @pytest.fixture(scope="session")
-def runner(tmp_path_factory):
-    return bench.Runner(str(tmp_path_factory.mktemp("ansible")))
+def ansible(tmp_path_factory):
+    return Ansible(str(tmp_path_factory.mktemp("ansible")), results=False)

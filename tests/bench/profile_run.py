@@ -24,9 +24,12 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # the benchmark's modules, and tests/ where the harness is
 
-import run as bench  # noqa: E402  pylint: disable=wrong-import-position
+# pylint: disable=wrong-import-position
+from harness import EMULATOR_PYTHON, Ansible, Emulator  # noqa: E402
+from runner import Bench, measure_once  # noqa: E402
+from scenarios import FULL, READY_DELAY, SCENARIOS, SMOKE, VARIANTS, base_vars  # noqa: E402
 
 PROFILES = []  # the main process's profiler, which a forked worker inherits and must stop
 
@@ -97,12 +100,11 @@ def main(argv=None):
         inside(argv[1], argv[2:])
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
-    parser.add_argument("scenario", choices=[cls.key for cls in bench.SCENARIOS])
-    parser.add_argument("variant", choices=bench.VARIANTS)
+    parser.add_argument("scenario", choices=[cls.key for cls in SCENARIOS])
+    parser.add_argument("variant", choices=VARIANTS)
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--smoke", action="store_true", help="the smoke test's sizes")
-    parser.add_argument("--emulator-python", default=os.environ.get(
-        "BENCH_EMULATOR_PYTHON", os.path.join(bench.ROOT, ".venv", "emulator", "bin", "python")))
+    parser.add_argument("--emulator-python", default=EMULATOR_PYTHON, help="the emulator's Python (EMULATOR_PYTHON)")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--keep", help="keep the .prof files in this directory")
     args = parser.parse_args(argv)
@@ -110,14 +112,15 @@ def main(argv=None):
     outdir = args.keep or os.path.join(workdir, "profiles")
     os.makedirs(outdir, exist_ok=True)
     try:
-        runner = bench.Runner(workdir)
-        sizes = bench.SMOKE if args.smoke else bench.FULL
-        with bench.Emulator(args.emulator_python, port=args.port) as emulator:
-            harness = bench.Bench(emulator, runner, sizes=sizes, scenarios=[args.scenario], variants=[args.variant])
-            scenario = harness.scenarios[0]
-            extra_vars = dict(emulator.base_vars(), **scenario.prepare(emulator))
-            run = runner.run(harness.playbook(scenario.playbook(args.variant)), extra_vars,
-                             in_process=args.variant != "module", prefix=(sys.executable, __file__, "--inside", outdir))
+        ansible = Ansible(os.path.join(workdir, "ansible"), results=False)
+        sizes = SMOKE if args.smoke else FULL
+        with Emulator(os.path.join(workdir, "emulator.log"), python=args.emulator_python, port=args.port,
+                      ready_delay=READY_DELAY) as emulator:
+            bench = Bench(emulator, ansible, sizes=sizes, scenarios=[args.scenario], variants=[args.variant])
+            scenario = bench.scenarios[0]
+            extra_vars = dict(base_vars(emulator), **scenario.prepare(emulator))
+            run = measure_once(ansible, bench.playbook(scenario.playbook(args.variant)), extra_vars,
+                               in_process=args.variant != "module", prefix=(sys.executable, __file__, "--inside", outdir))
         print("%s / %s: %.2fs wall, %d task runs (profiled, so slower than in the benchmark)" % (
             args.scenario, args.variant, run["wall"], run["task_runs"]))
         report(outdir, args.top, run["task_runs"])

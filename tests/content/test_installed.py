@@ -9,14 +9,13 @@ import glob
 import os
 import subprocess
 
-from conftest import BIN, ROOT
-from test_playbooks import demo_vars
+from harness import ROOT, demo_vars
 
 
 def galaxy(ansible, collections_path, *args):
     """ansible-galaxy, with collections_path as the only configured collections path."""
-    done = subprocess.run([os.path.join(BIN, "ansible-galaxy")] + list(args), env=ansible.env(collections_path),
-                          cwd=ansible.home,
+    done = subprocess.run([os.path.join(ansible.bin, "ansible-galaxy")] + list(args),
+                          env=ansible.env(collections_path=collections_path), cwd=ansible.workdir,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stdout
     return done.stdout
@@ -38,9 +37,9 @@ def test_built_collection_installs_and_runs_the_demo(ansible, emulator, tmp_path
     for left_out in ("tests", "hack", "Makefile", "requirements"):
         assert not (collection / left_out).exists(), left_out
 
-    emulator.control("POST", "/seed", dict(reports=dict(branch="main", count=1)))
-    run = ansible.playbook("planetscale.cloud.demo", tmp_path, extra_vars=demo_vars(emulator, tmp_path / "demo"),
-                           collections_path=str(installed))
+    emulator.seed(reports=dict(branch="main", count=1))
+    run = ansible.run("planetscale.cloud.demo", extra_vars=demo_vars(emulator, tmp_path / "demo"),
+                      collections_path=str(installed))
     run.succeeded()
     assert str(collection / "roles" / "branch_environment") in run.output  # the installed copy's role ran
     assert (tmp_path / "demo" / "audit.md").is_file()

@@ -10,26 +10,19 @@ import json
 import pytest
 
 from conftest import mode
+from harness import demo_vars
 
 MAIN = "/organizations/acme/databases/app/branches/main"
 
 
-def demo_vars(emulator, output):
-    world = emulator.world
-    return dict(demo_organization=world["organization"], demo_database=world["database"], demo_branch=world["branch"],
-                demo_members_team=world["teams"]["large"], demo_team_members=[world["users"][0]["email"]],
-                demo_output_dir=str(output), demo_oauth_code=emulator.code(),
-                demo_oauth_redirect_uri=world["oauth_application"]["redirect_uri"])
-
-
 def test_demo(ansible, emulator, tmp_path):
-    emulator.control("POST", "/seed", dict(reports=dict(branch="main", count=3)))
+    emulator.seed(reports=dict(branch="main", count=3))
     output = tmp_path / "demo"
     extra_vars = demo_vars(emulator, output)
 
     # the output directory, the team, the branch, its password and connection file, the tokens and their file, the
     # report and its JSON
-    first = ansible.playbook("planetscale.cloud.demo", tmp_path, extra_vars=extra_vars).succeeded(changed=9)
+    first = ansible.run("planetscale.cloud.demo", extra_vars=extra_vars).succeeded(changed=9)
     for said in ("Acting as admin@acme.test in organization acme.",
                  "app can use us-east, us-west, eu-west, ap-northeast; its default region is us-east.",
                  "Engineering has 4 members:",
@@ -45,12 +38,12 @@ def test_demo(ansible, emulator, tmp_path):
     assert len(json.loads((output / "audit.json").read_text())["query_pattern_reports"]) == 3
 
     emulator.clear_requests()
-    ansible.playbook("planetscale.cloud.demo", tmp_path, extra_vars=extra_vars).succeeded(changed=0)
+    ansible.run("planetscale.cloud.demo", extra_vars=extra_vars).succeeded(changed=0)
     assert emulator.writes() == []
 
     emulator.clear_requests()
     change = dict(extra_vars, demo_team_description="Reviewed in a dry run", demo_oauth_min_ttl=7200)
-    checked = ansible.playbook("planetscale.cloud.demo", tmp_path, extra_vars=change, check=True, diff=True)
+    checked = ansible.run("planetscale.cloud.demo", extra_vars=change, check=True, diff=True)
     checked.succeeded(changed=2)  # the team, the token refresh
     assert '+    "description": "Reviewed in a dry run",' in checked.output
     assert "the tokens would be refreshed" in checked.output
@@ -67,29 +60,29 @@ def test_preview_branch(ansible, emulator, tmp_path):
                    preview_connection_file_format="env", preview_password_cidrs=["10.0.0.0/8"])
 
     emulator.clear_requests()
-    ansible.playbook("planetscale.cloud.preview_branch", tmp_path, extra_vars=present, check=True).succeeded(changed=1)
+    ansible.run("planetscale.cloud.preview_branch", extra_vars=present, check=True).succeeded(changed=1)
     assert emulator.writes() == []
 
-    ansible.playbook("planetscale.cloud.preview_branch", tmp_path, extra_vars=present).succeeded(changed=3)
+    ansible.run("planetscale.cloud.preview_branch", extra_vars=present).succeeded(changed=3)
     assert mode(env_file) == "0o600"
     password = emulator.api("GET", "/organizations/acme/databases/app/branches/pr-9/passwords")["data"][0]
     assert (password["name"], password["role"], password["cidrs"], password["ttl_seconds"]) == \
         ("preview", "readwriter", ["10.0.0.0/8"], 604800)
 
     emulator.clear_requests()
-    ansible.playbook("planetscale.cloud.preview_branch", tmp_path, extra_vars=present).succeeded(changed=0)
+    ansible.run("planetscale.cloud.preview_branch", extra_vars=present).succeeded(changed=0)
     assert emulator.writes() == []
 
     absent = dict(present, preview_state="absent")
-    ansible.playbook("planetscale.cloud.preview_branch", tmp_path, extra_vars=absent, check=True).succeeded(changed=3)
+    ansible.run("planetscale.cloud.preview_branch", extra_vars=absent, check=True).succeeded(changed=3)
     assert emulator.writes() == []
-    ansible.playbook("planetscale.cloud.preview_branch", tmp_path, extra_vars=absent).succeeded(changed=3)
+    ansible.run("planetscale.cloud.preview_branch", extra_vars=absent).succeeded(changed=3)
     assert not env_file.exists()
-    ansible.playbook("planetscale.cloud.preview_branch", tmp_path, extra_vars=absent).succeeded(changed=0)
+    ansible.run("planetscale.cloud.preview_branch", extra_vars=absent).succeeded(changed=0)
 
 
 def test_preview_branch_needs_its_variables(ansible, emulator, tmp_path):
-    ansible.playbook("planetscale.cloud.preview_branch", tmp_path, extra_vars=dict(preview_database="app")).failed(
+    ansible.run("planetscale.cloud.preview_branch", extra_vars=dict(preview_database="app")).failed(
         "Set preview_database, and preview_pr (the pull request's number) or preview_name.")
     assert emulator.requests() == []
 
@@ -100,15 +93,15 @@ def test_rotate_password_renews(ansible, emulator, tmp_path):
     rotate = dict(rotate_database="app", rotate_password_name="app", rotate_connection_file=str(connection_file))
 
     emulator.clear_requests()
-    young = ansible.playbook("planetscale.cloud.rotate_password", tmp_path, extra_vars=rotate).succeeded(changed=0)
+    young = ansible.run("planetscale.cloud.rotate_password", extra_vars=rotate).succeeded(changed=0)
     assert 'The secret of password \\"app\\" is 0.0 days old; it is rotated after 30.0 days' in young.output
     assert emulator.writes() == [] and not connection_file.exists()
 
     forced = dict(rotate, rotate_force=True)
-    ansible.playbook("planetscale.cloud.rotate_password", tmp_path, extra_vars=forced, check=True).succeeded(changed=1)
+    ansible.run("planetscale.cloud.rotate_password", extra_vars=forced, check=True).succeeded(changed=1)
     assert emulator.writes() == []
 
-    renewed = ansible.playbook("planetscale.cloud.rotate_password", tmp_path, extra_vars=forced).succeeded(changed=2)
+    renewed = ansible.run("planetscale.cloud.rotate_password", extra_vars=forced).succeeded(changed=2)
     assert 'The password \\"app\\" was renewed; the new connection details are in %s.' % connection_file in renewed.output
     assert emulator.writes() == ["POST %s/passwords/%s/renew" % ("/v1" + MAIN, old["id"])]
     assert mode(connection_file) == "0o600"
@@ -116,7 +109,7 @@ def test_rotate_password_renews(ansible, emulator, tmp_path):
     assert connection["username"] == old["username"] and connection["password"] != old["plain_text"]
 
     emulator.clear_requests()
-    ansible.playbook("planetscale.cloud.rotate_password", tmp_path, extra_vars=rotate).succeeded(changed=0)
+    ansible.run("planetscale.cloud.rotate_password", extra_vars=rotate).succeeded(changed=0)
     assert emulator.writes() == []
     ansible.assert_no_secret(old["plain_text"], connection["password"])
 
@@ -126,11 +119,10 @@ def test_rotate_password_replaces_one_without_ttl(ansible, emulator, tmp_path):
     rotate = dict(rotate_database="app", rotate_password_name="app", rotate_max_age=0)
 
     emulator.clear_requests()
-    check = ansible.playbook("planetscale.cloud.rotate_password", tmp_path, extra_vars=rotate, check=True).succeeded(
-        changed=1)
+    check = ansible.run("planetscale.cloud.rotate_password", extra_vars=rotate, check=True).succeeded(changed=1)
     assert 'The password \\"app\\" would be replaced.' in check.output
     assert emulator.writes() == []
-    replaced = ansible.playbook("planetscale.cloud.rotate_password", tmp_path, extra_vars=rotate).succeeded(changed=2)
+    replaced = ansible.run("planetscale.cloud.rotate_password", extra_vars=rotate).succeeded(changed=2)
     assert 'The password \\"app\\" was replaced; the new secret is in the fact rotate_connection.' in replaced.output
     assert [write.split()[0] for write in emulator.writes()] == ["DELETE", "POST"]
     new = emulator.api("GET", MAIN + "/passwords")["data"]
@@ -141,26 +133,26 @@ def test_rotate_password_replaces_one_without_ttl(ansible, emulator, tmp_path):
 
 def test_rotate_password_needs_exactly_one(ansible, emulator, tmp_path):
     rotate = dict(rotate_database="app", rotate_password_name="app")
-    ansible.playbook("planetscale.cloud.rotate_password", tmp_path, extra_vars=rotate).failed(
+    ansible.run("planetscale.cloud.rotate_password", extra_vars=rotate).failed(
         'No password is named \\"app\\" on branch main of database app; rotate_password rotates exactly one.')
     emulator.api("POST", MAIN + "/passwords", dict(name="app", role="reader"))
     emulator.api("POST", MAIN + "/passwords", dict(name="app", role="writer"))
-    ansible.playbook("planetscale.cloud.rotate_password", tmp_path, extra_vars=rotate).failed(
+    ansible.run("planetscale.cloud.rotate_password", extra_vars=rotate).failed(
         '2 passwords are named \\"app\\"')
     assert [write.split()[0] for write in emulator.writes()] == ["POST", "POST"]  # the two made here
 
 
 def test_audit(ansible, emulator, tmp_path):
-    emulator.control("POST", "/seed", dict(reports=dict(branch="main", count=2)))
+    emulator.seed(reports=dict(branch="main", count=2))
     emulator.api("POST", MAIN + "/passwords", dict(name="ci", role="reader", cidrs=["192.0.2.0/24"]))
     report_path, json_path = tmp_path / "audit.md", tmp_path / "audit.json"
     audit = dict(audit_database="app", audit_report_path="audit.md")  # relative to where it runs
 
     emulator.clear_requests()
-    ansible.playbook("planetscale.cloud.audit", tmp_path, extra_vars=audit, check=True).succeeded(changed=2)
+    ansible.run("planetscale.cloud.audit", extra_vars=audit, check=True).succeeded(changed=2)
     assert emulator.writes() == [] and not report_path.exists() and not json_path.exists()
 
-    done = ansible.playbook("planetscale.cloud.audit", tmp_path, extra_vars=audit).succeeded(changed=2)
+    done = ansible.run("planetscale.cloud.audit", extra_vars=audit).succeeded(changed=2)
     assert "The audit of acme is in %s and %s" % (report_path, json_path) in done.output
     report = report_path.read_text()
     for line in ("# PlanetScale audit: acme",
@@ -182,7 +174,7 @@ def test_audit(ansible, emulator, tmp_path):
     assert "pscale_" not in json_path.read_text()
 
     emulator.clear_requests()
-    ansible.playbook("planetscale.cloud.audit", tmp_path, extra_vars=audit).succeeded(changed=0)
+    ansible.run("planetscale.cloud.audit", extra_vars=audit).succeeded(changed=0)
     assert emulator.writes() == []
 
 
@@ -193,7 +185,7 @@ def test_audit_writes_api_text_into_markdown_as_text_and_verbatim_into_json(ansi
     emulator.api("POST", "/organizations/acme/teams", dict(name="Forgers *bold* [link](http://x) <b>", description=(
         FORGED + "\n\n## Forged section\n- forged item\n<script>alert(1)</script>\n```\nfenced")))
     audit = dict(audit_database="app", audit_report_path="audit.md")
-    ansible.playbook("planetscale.cloud.audit", tmp_path, extra_vars=audit).succeeded(changed=2)
+    ansible.run("planetscale.cloud.audit", extra_vars=audit).succeeded(changed=2)
     report = (tmp_path / "audit.md").read_text()
     lines = report.splitlines()
     assert not [line for line in lines if "Forged" in line and line.lstrip().startswith(("#", "|", "-"))]

@@ -13,7 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from conftest import ROOT, mode
+from conftest import mode, role_play
+from harness import ROOT
 
 DATABASE = "app"
 
@@ -46,16 +47,16 @@ CHECK_CONNECTION = """
 
 def test_branch_environment(ansible, emulator, tmp_path):
     role_vars = branch_vars(tmp_path)
-    play = ansible.role_play(tmp_path, "branch_environment", role_vars, after=CHECK_CONNECTION)
+    play = role_play(tmp_path, "branch_environment", role_vars, after=CHECK_CONNECTION)
     connection_file = tmp_path / "pr-7.json"
 
-    checked = ansible.playbook(ansible.role_play(tmp_path, "branch_environment", role_vars, name="check.yml"),
-                               tmp_path, check=True).succeeded(changed=1)
+    checked = ansible.run(role_play(tmp_path, "branch_environment", role_vars, name="check.yml"),
+                          check=True).succeeded(changed=1)
     assert "would be created from main" in checked.output
     assert emulator.writes() == []
     assert not connection_file.exists()
 
-    ansible.playbook(play, tmp_path, args=["-vvv"]).succeeded(changed=3)  # branch, password, file; no secret even at -vvv
+    ansible.run(play, args=["-vvv"]).succeeded(changed=3)  # branch, password, file; no secret even at -vvv
     assert mode(connection_file) == "0o600"
     connection = json.loads(connection_file.read_text())
     assert sorted(connection) == ["branch", "database", "host", "password", "username"]
@@ -64,23 +65,23 @@ def test_branch_environment(ansible, emulator, tmp_path):
     assert branch["ready"] is True and branch["parent_branch"] == "main"
 
     emulator.clear_requests()
-    ansible.playbook(play, tmp_path, args=["-vvv"]).succeeded(changed=0)  # the fact has the secret, from the file
+    ansible.run(play, args=["-vvv"]).succeeded(changed=0)  # the fact has the secret, from the file
     assert emulator.writes() == []
 
     ansible.assert_no_secret(connection["password"])
 
 
 def test_branch_environment_check_mode_change_writes_nothing(ansible, emulator, tmp_path):
-    ansible.playbook(ansible.role_play(tmp_path, "branch_environment", branch_vars(tmp_path)), tmp_path).succeeded(changed=3)
-    narrowed = ansible.role_play(tmp_path, "branch_environment", branch_vars(
+    ansible.run(role_play(tmp_path, "branch_environment", branch_vars(tmp_path))).succeeded(changed=3)
+    narrowed = role_play(tmp_path, "branch_environment", branch_vars(
         tmp_path, branch_environment_password_cidrs=["10.0.0.0/8"]), name="narrowed.yml")
 
     emulator.clear_requests()
-    checked = ansible.playbook(narrowed, tmp_path, check=True, diff=True).succeeded(changed=1)
+    checked = ansible.run(narrowed, check=True, diff=True).succeeded(changed=1)
     assert "10.0.0.0/8" in checked.output  # the password's diff
     assert emulator.writes() == []
 
-    ansible.playbook(narrowed, tmp_path).succeeded(changed=1)
+    ansible.run(narrowed).succeeded(changed=1)
     assert [write.split()[0] for write in emulator.writes()] == ["PATCH"]
 
 
@@ -88,28 +89,28 @@ def test_branch_environment_env_file_and_a_lost_secret(ansible, emulator, tmp_pa
     env_file = tmp_path / "pr-7.env"
     role_vars = branch_vars(tmp_path, branch_environment_connection_file=str(env_file),
                             branch_environment_connection_file_format="env")
-    play = ansible.role_play(tmp_path, "branch_environment", role_vars)
-    ansible.playbook(play, tmp_path).succeeded(changed=3)
+    play = role_play(tmp_path, "branch_environment", role_vars)
+    ansible.run(play).succeeded(changed=3)
     lines = env_lines(env_file)
     assert sorted(lines) == ["DATABASE_BRANCH", "DATABASE_HOST", "DATABASE_NAME", "DATABASE_PASSWORD",
                              "DATABASE_URL", "DATABASE_USERNAME"]
     assert lines["DATABASE_URL"].startswith("mysql://%s:%s@" % (lines["DATABASE_USERNAME"], lines["DATABASE_PASSWORD"]))
     assert mode(env_file) == "0o600"
-    ansible.playbook(play, tmp_path).succeeded(changed=0)
+    ansible.run(play).succeeded(changed=0)
 
     env_file.unlink()
     emulator.clear_requests()
-    ansible.playbook(play, tmp_path).failed(
+    ansible.run(play).failed(
         "its secret is not in %s and the platform shows it only once" % env_file,
         "set branch_environment_replace_lost_password to true")
     assert emulator.writes() == []
 
-    replacing = ansible.role_play(tmp_path, "branch_environment", dict(
+    replacing = role_play(tmp_path, "branch_environment", dict(
         role_vars, branch_environment_replace_lost_password=True), name="replace.yml")
-    checked = ansible.playbook(replacing, tmp_path, check=True).succeeded(changed=2)  # delete, create with its file
+    checked = ansible.run(replacing, check=True).succeeded(changed=2)  # delete, create with its file
     assert "would be created again with a new secret and written to %s" % env_file in checked.output
     assert emulator.writes() == [] and not env_file.exists()
-    ansible.playbook(replacing, tmp_path).succeeded(changed=3)  # delete, create, file
+    ansible.run(replacing).succeeded(changed=3)  # delete, create, file
     new = env_lines(env_file)
     assert new["DATABASE_USERNAME"] != lines["DATABASE_USERNAME"]
     ansible.assert_no_secret(lines["DATABASE_PASSWORD"], new["DATABASE_PASSWORD"])
@@ -117,28 +118,28 @@ def test_branch_environment_env_file_and_a_lost_secret(ansible, emulator, tmp_pa
 
 def test_branch_environment_absent(ansible, emulator, tmp_path):
     connection_file = tmp_path / "pr-7.json"
-    ansible.playbook(ansible.role_play(tmp_path, "branch_environment", branch_vars(tmp_path)), tmp_path).succeeded(changed=3)
-    absent = ansible.role_play(tmp_path, "branch_environment", branch_vars(
+    ansible.run(role_play(tmp_path, "branch_environment", branch_vars(tmp_path))).succeeded(changed=3)
+    absent = role_play(tmp_path, "branch_environment", branch_vars(
         tmp_path, branch_environment_state="absent"), name="absent.yml")
 
     emulator.clear_requests()
-    ansible.playbook(absent, tmp_path, check=True).succeeded(changed=3)
+    ansible.run(absent, check=True).succeeded(changed=3)
     assert emulator.writes() == [] and connection_file.exists()
 
-    ansible.playbook(absent, tmp_path).succeeded(changed=3)
+    ansible.run(absent).succeeded(changed=3)
     assert not connection_file.exists()
     branches = emulator.api("GET", "/organizations/acme/databases/app/branches")["data"]
     assert [b["name"] for b in branches] == ["main"]
 
     emulator.clear_requests()
-    ansible.playbook(absent, tmp_path).succeeded(changed=0)
+    ansible.run(absent).succeeded(changed=0)
     assert emulator.writes() == []
 
 
 def test_branch_environment_never_deletes_a_production_branch(ansible, emulator, tmp_path):
-    play = ansible.role_play(tmp_path, "branch_environment", dict(
+    play = role_play(tmp_path, "branch_environment", dict(
         branch_environment_database=DATABASE, branch_environment_name="main", branch_environment_state="absent"))
-    ansible.playbook(play, tmp_path).failed(
+    ansible.run(play).failed(
         'Branch \\"main\\" of database \\"app\\" is a production branch; branch_environment never deletes one.')
     assert emulator.writes() == []
 
@@ -151,13 +152,13 @@ TEAMS = [
 
 
 def test_team_access(ansible, emulator, tmp_path):
-    play = ansible.role_play(tmp_path, "team_access", dict(team_access_teams=TEAMS))
+    play = role_play(tmp_path, "team_access", dict(team_access_teams=TEAMS))
 
-    checked = ansible.playbook(play, tmp_path, check=True, diff=True).succeeded(changed=1)
+    checked = ansible.run(play, check=True, diff=True).succeeded(changed=1)
     assert '+    "description": "Builds the shop",' in checked.output
     assert emulator.writes() == []
 
-    applied = ansible.playbook(play, tmp_path).succeeded(changed=1)
+    applied = ansible.run(play).succeeded(changed=1)
     assert "Engineering has 4 members: admin@acme.test, engineer1@acme.test, engineer2@acme.test, member1@acme.test" \
         in applied.output
     assert "Reviewers has 2 members: member2@acme.test, member3@acme.test" in applied.output
@@ -165,20 +166,20 @@ def test_team_access(ansible, emulator, tmp_path):
     assert emulator.api("GET", "/organizations/acme/teams/reviewers")["description"] == "Review preview branches"
 
     emulator.clear_requests()
-    ansible.playbook(play, tmp_path).succeeded(changed=0)
+    ansible.run(play).succeeded(changed=0)
     assert emulator.writes() == []
 
-    gone = ansible.role_play(tmp_path, "team_access", dict(team_access_teams=[dict(name="reviewers", state="absent")]),
-                             name="absent.yml")
-    ansible.playbook(gone, tmp_path).succeeded(changed=1)
-    ansible.playbook(gone, tmp_path).succeeded(changed=0)
+    gone = role_play(tmp_path, "team_access", dict(team_access_teams=[dict(name="reviewers", state="absent")]),
+                     name="absent.yml")
+    ansible.run(gone).succeeded(changed=1)
+    ansible.run(gone).succeeded(changed=0)
 
 
 @pytest.mark.parametrize("named", ["SSO Admins", "sso admins", "sso-admins"])
 def test_team_access_refuses_sso_managed_teams(ansible, emulator, tmp_path, named):
-    play = ansible.role_play(tmp_path, "team_access", dict(team_access_teams=[
+    play = role_play(tmp_path, "team_access", dict(team_access_teams=[
         dict(name="Engineering", description="Would change"), dict(name=named, description="Would fail")]))
-    ansible.playbook(play, tmp_path).failed(
+    ansible.run(play).failed(
         'team_access_teams names teams that single sign-on manages: \\"SSO Admins\\". The API cannot change them',
         "Nothing was changed.")
     assert emulator.writes() == []
@@ -218,35 +219,35 @@ def test_oauth_session(ansible, emulator, tmp_path):
     app = emulator.world["oauth_application"]
     role_vars = dict(oauth_session_code=emulator.code(), oauth_session_redirect_uri=app["redirect_uri"],
                      oauth_session_token_file=str(token_file))
-    play = ansible.role_play(tmp_path, "oauth_session", role_vars, after=OAUTH_CHECK)
+    play = role_play(tmp_path, "oauth_session", role_vars, after=OAUTH_CHECK)
 
     emulator.clear_requests()
-    ansible.playbook(ansible.role_play(tmp_path, "oauth_session", role_vars, name="check.yml"), tmp_path,
-                     check=True, oauth_only=True).succeeded(changed=1)
+    ansible.run(role_play(tmp_path, "oauth_session", role_vars, name="check.yml"), check=True,
+                oauth_only=True).succeeded(changed=1)
     assert emulator.requests() == [] and not token_file.exists()
 
-    ansible.playbook(play, tmp_path, oauth_only=True, args=["-vvv"]).succeeded(changed=2)  # tokens issued, file written
+    ansible.run(play, oauth_only=True, args=["-vvv"]).succeeded(changed=2)  # tokens issued, file written
     assert mode(token_file) == "0o600"
     first = json.loads(token_file.read_text())
 
     emulator.clear_requests()
-    kept = ansible.playbook(play, tmp_path, oauth_only=True).succeeded(changed=0)  # the kept token comes before the code
+    kept = ansible.run(play, oauth_only=True).succeeded(changed=0)  # the kept token comes before the code
     assert "at least min_ttl 600: nothing was refreshed" in kept.output
     assert token_posts(emulator) == []
     assert json.loads(token_file.read_text()) == first
 
     # the token lives 3600 s, less than a min_ttl of 4000; the ones issued from now on live 300 s
     emulator.control("POST", "/settings", dict(token_ttl=300))
-    longer = ansible.role_play(tmp_path, "oauth_session", dict(
+    longer = role_play(tmp_path, "oauth_session", dict(
         oauth_session_token_file=str(token_file), oauth_session_min_ttl=4000), name="longer.yml", after=OAUTH_CHECK)
     emulator.clear_requests()
-    ansible.playbook(longer, tmp_path, oauth_only=True).succeeded(changed=2)
+    ansible.run(longer, oauth_only=True).succeeded(changed=2)
     assert len(token_posts(emulator)) == 1
     second = json.loads(token_file.read_text())
     assert second["refresh_token"] != first["refresh_token"]
 
     emulator.clear_requests()
-    predicted = ansible.playbook(play, tmp_path, check=True, oauth_only=True).succeeded(changed=1)
+    predicted = ansible.run(play, check=True, oauth_only=True).succeeded(changed=1)
     assert "less than min_ttl 600: the tokens would be refreshed" in predicted.output
     assert emulator.writes() == [] and json.loads(token_file.read_text()) == second
 
@@ -254,8 +255,8 @@ def test_oauth_session(ansible, emulator, tmp_path):
 
 
 def test_oauth_session_needs_a_token_or_a_code(ansible, emulator, tmp_path):
-    play = ansible.role_play(tmp_path, "oauth_session", dict(oauth_session_token_file=str(tmp_path / "none.json")))
-    ansible.playbook(play, tmp_path, oauth_only=True).failed(
+    play = role_play(tmp_path, "oauth_session", dict(oauth_session_token_file=str(tmp_path / "none.json")))
+    ansible.run(play, oauth_only=True).failed(
         "oauth_session needs a refresh token (oauth_session_token, or a token kept in oauth_session_token_file)")
     assert emulator.requests() == []
 
@@ -263,8 +264,8 @@ def test_oauth_session_needs_a_token_or_a_code(ansible, emulator, tmp_path):
 def test_oauth_session_says_when_the_kept_token_is_refused(ansible, tmp_path):
     token_file = tmp_path / "token.json"
     token_file.write_text(json.dumps(dict(access_token="revoked-access", refresh_token="revoked-refresh")))
-    play = ansible.role_play(tmp_path, "oauth_session", dict(oauth_session_token_file=str(token_file)))
-    ansible.playbook(play, tmp_path, oauth_only=True).failed(
+    play = role_play(tmp_path, "oauth_session", dict(oauth_session_token_file=str(token_file)))
+    ansible.run(play, oauth_only=True).failed(
         "invalid_grant",
         "The token kept in %s no longer works: delete the file and run again with a new oauth_session_code." % token_file)
 
@@ -324,9 +325,9 @@ def test_oauth_session_keeps_its_file_when_the_answer_holds_no_token(ansible, tm
     kept = token_file.read_text()
     server = TokenAnswers(body)
     try:
-        play = ansible.role_play(tmp_path, "oauth_session", dict(oauth_session_token_file=str(token_file),
-                                                                 oauth_session_auth_url=server.url))
-        ansible.playbook(play, tmp_path, oauth_only=True).failed(
+        play = role_play(tmp_path, "oauth_session", dict(oauth_session_token_file=str(token_file),
+                                                         oauth_session_auth_url=server.url))
+        ansible.run(play, oauth_only=True).failed(
             "POST /oauth/token succeeded with %s, which is no token: the task fails so that the token you keep is "
             "not replaced." % missing)
         assert server.grants == 1
@@ -371,8 +372,8 @@ def test_oauth_session_never_writes_an_incomplete_token_whatever_the_module_says
     token_file.write_text(json.dumps(KEPT))
     kept = token_file.read_text()
     collections = collection_with(tmp_path, "plugins/action/token.py", BROKEN_TOKEN_ACTION)
-    play = ansible.role_play(tmp_path, "oauth_session", dict(oauth_session_token_file=str(token_file)))
-    ansible.playbook(play, tmp_path, oauth_only=True, collections_path=collections).failed(
+    play = role_play(tmp_path, "oauth_session", dict(oauth_session_token_file=str(token_file)))
+    ansible.run(play, oauth_only=True, collections_path=collections).failed(
         "The token task reported new tokens without an access token and a refresh token; nothing was kept, and %s "
         "still holds the previous token." % token_file)
     assert token_file.read_text() == kept
@@ -397,7 +398,7 @@ def test_oauth_session_never_writes_an_incomplete_token_whatever_the_module_says
      "missing required arguments: refresh_token found in oauth_session_token"),
 ])
 def test_argument_specs_reject_bad_input(ansible, emulator, tmp_path, role, role_vars, message):
-    ansible.playbook(ansible.role_play(tmp_path, role, role_vars), tmp_path).failed(
+    ansible.run(role_play(tmp_path, role, role_vars)).failed(
         "Validation of arguments failed", message)
     assert emulator.requests() == []
 
@@ -412,6 +413,5 @@ def test_readme_examples_run(ansible, emulator, tmp_path, role):
     play = tmp_path / "example.yml"
     play.write_text(readme_example(role))
     oauth = role == "oauth_session"
-    ansible.playbook(str(play), tmp_path, extra_vars=dict(code=emulator.code()) if oauth else None,
-                     oauth_only=oauth).succeeded()
-    ansible.playbook(str(play), tmp_path, oauth_only=oauth).succeeded(changed=0)
+    ansible.run(str(play), extra_vars=dict(code=emulator.code()) if oauth else None, oauth_only=oauth).succeeded()
+    ansible.run(str(play), oauth_only=oauth).succeeded(changed=0)

@@ -66,12 +66,31 @@ def settings_of(args: argparse.Namespace) -> Settings:
     return Settings(ready_delay=args.ready_delay, rate_limit=args.rate_limit, token_ttl=args.token_ttl, **given)
 
 
+def count_connections(config: uvicorn.Config, app) -> None:
+    """The server counts every connection it accepts in the app's traffic (GET /_emulator/connections),
+    and those its HTTP protocol saw made: over TLS, a connection whose handshake fails is never made."""
+    config.load()
+    protocol = config.http_protocol_class
+
+    class Counted(protocol):  # type: ignore[misc, valid-type]
+        def __init__(self, *args, **kwargs):
+            app.state.traffic.count_connection()
+            super().__init__(*args, **kwargs)
+
+        def connection_made(self, transport):
+            app.state.traffic.count_connection(made=True)
+            super().connection_made(transport)
+
+    config.http_protocol_class = Counted
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     settings = settings_of(args)
     certificate = write_certificates(args.cert_dir) if args.tls else None
+    app = create_app(settings)
     config = uvicorn.Config(
-        create_app(settings),
+        app,
         host=args.host,
         port=args.port,
         log_level=args.log_level,
@@ -79,6 +98,7 @@ def main(argv: list[str] | None = None) -> None:
         date_header=False,  # the emulator's own, from its clock
         ssl_certfile=str(certificate) if certificate else None,
     )
+    count_connections(config, app)
     asyncio.run(serve(uvicorn.Server(config), "https" if certificate else "http"))
 
 

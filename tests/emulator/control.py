@@ -68,6 +68,11 @@ async def clear_requests(request: Request):
     traffic_of(request).clear_requests()
 
 
+@router.get("/connections")
+async def connections(request: Request):
+    return traffic_of(request).connections()
+
+
 @router.get("/faults")
 async def faults(request: Request):
     return {"rules": traffic_of(request).describe_rules()}

@@ -145,6 +145,21 @@ class Traffic:
         self.log: list[dict] = []
         self.rules: list[ActiveRule] = []
         self.windows: dict[str, deque[float]] = {}
+        self.accepted = 0  # connections the server accepted (python -m emulator counts them)
+        self.made = 0  # ... of which the HTTP protocol saw made: over TLS, once the handshake succeeded
+
+    def count_connection(self, made: bool = False) -> None:
+        with self.lock:
+            if made:
+                self.made += 1
+            else:
+                self.accepted += 1
+
+    def connections(self) -> dict:
+        """Connections accepted since the last reset or clear, and those refused: closed before the HTTP
+        protocol saw them made, which over TLS is a failed handshake (a certificate the client refused)."""
+        with self.lock:
+            return {"accepted": self.accepted, "refused": self.accepted - self.made}
 
     def record(self, entry: dict) -> None:
         with self.lock:
@@ -157,6 +172,7 @@ class Traffic:
     def clear_requests(self) -> None:
         with self.lock:
             self.log.clear()
+            self.accepted = self.made = 0
 
     def add_rules(self, rules: list[FaultRule]) -> None:
         with self.lock:

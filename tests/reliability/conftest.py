@@ -14,11 +14,16 @@ from __future__ import annotations
 import glob
 import json
 import os
+import sys
 from collections import Counter
 
 import pytest
 
-from harness import LOGS, Ansible, Emulator, SecretWatch
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/, where the harness is
+
+from harness import ROOT, Ansible, Emulator, SecretWatch  # noqa: E402  pylint: disable=wrong-import-position
+
+LOGS = os.path.join(ROOT, "build", "reliability")
 
 # faults_injected = faults_survived (the task went on to the right end) + faults_reported (a failure by design:
 # persistent faults, and grants whose tokens were lost, each with a sentence that says so).
@@ -65,9 +70,9 @@ def response_shapes(request):
     cluster_rate_name, "type" keys) when the file sets LEAN_SHAPES = True, or every file with
     RELIABILITY_LEAN=1; otherwise in the full shapes of the published OpenAPI."""
     lean = os.environ.get("RELIABILITY_LEAN") == "1" or getattr(request.module, "LEAN_SHAPES", False)
-    Emulator.shapes = dict(lean=True) if lean else {}
+    Emulator.reset_settings = dict(lean=True) if lean else {}
     yield
-    Emulator.shapes = {}
+    Emulator.reset_settings = {}
 
 
 @pytest.fixture(scope="session")
@@ -96,20 +101,22 @@ def no_leak(watch):
 
 @pytest.fixture(scope="session")
 def ansible(workdir, watch):
-    return Ansible(workdir, watch)
+    """ansible-playbook at -vvvv; a run given emulator= gets its credentials as the variables
+    harness.module_defaults() templates; every run is logged in LOGS and searched by the watch."""
+    return Ansible(os.path.join(workdir, "ansible"), credentials="variables", logs=LOGS, watch=watch, verbosity=4,
+                   hosts=("localhost",), log_prefix=os.environ.get("PYTEST_XDIST_WORKER", "main") + "-")
 
 
-def _started(workdir, watch, tls=False):
-    emulator = Emulator(workdir, tls=tls).start()
-    world = emulator.world
-    watch.learn(world["service_token"]["token"], world["forbidden_service_token"]["token"],
-                world["oauth_application"]["client_secret"])
+def started(workdir, watch, name, **options):
+    """An emulator (its log in workdir), whose seeded secrets the watch knows."""
+    emulator = Emulator(os.path.join(workdir, "emulator-%s.log" % name), **options).start()
+    watch.learn(*emulator.secrets())
     return emulator
 
 
 @pytest.fixture(scope="session")
 def session_emulator(workdir, watch):
-    emulator = _started(workdir, watch)
+    emulator = started(workdir, watch, "plain", ready_delay=0.5)
     yield emulator
     emulator.stop()
 
@@ -123,6 +130,6 @@ def emulator(session_emulator):
 
 @pytest.fixture(scope="session")
 def tls_emulator(workdir, watch):
-    emulator = _started(workdir, watch, tls=True)
+    emulator = started(workdir, watch, "tls", ready_delay=0.5, tls=True, cert_dir=os.path.join(workdir, "tls"))
     yield emulator
     emulator.stop()

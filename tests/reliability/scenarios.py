@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The playbook that uses every module of the collection, for the transient-fault test.
+"""The playbook that uses every module of the collection, for the transient-fault test, and the end
+state the test compares.
 
 It walks each resource through create, update and delete, reads with every info module
 (several of them across pages), and obtains, checks, refreshes and keeps valid OAuth tokens
@@ -24,7 +25,7 @@ BEARER = dict(service_token="{{ omit }}", service_token_id="{{ omit }}")
 def prepare(emulator, watch):
     """Fixtures the playbook reads, and its variables (two authorization codes, secrets to watch for)."""
     world = emulator.world
-    emulator.control("POST", "/seed", dict(reports=dict(branch=world["branch"], count=REPORTS)))
+    emulator.seed(reports=dict(branch=world["branch"], count=REPORTS))
     codes = dict(code_1=emulator.code(), code_2=emulator.code())
     watch.learn(*codes.values())
     return codes
@@ -85,3 +86,23 @@ def every_module(emulator, **connection):
     ]
     modules = sorted(set(key.rsplit(".", 1)[1] for entry in tasks for key in entry if key.startswith("planetscale.")))
     return play(tasks, defaults=module_defaults(**connection)), modules
+
+
+def end_state(emulator):
+    """The end state the suite compares: branches, passwords and teams, without ids, times or secrets."""
+    org, database = emulator.world["organization"], emulator.world["database"]
+    base = "/organizations/%s/databases/%s" % (org, database)
+    branches = sorted(emulator.list(base + "/branches"), key=lambda b: b["name"])
+    passwords = {}
+    for branch in branches:
+        found = emulator.list("%s/branches/%s/passwords" % (base, branch["name"]))
+        passwords[branch["name"]] = sorted(
+            (p["name"], p["role"], p.get("replica"), p.get("ttl_seconds"), sorted(p.get("cidrs") or []))
+            for p in found)
+    teams = {}
+    for team in emulator.list("/organizations/%s/teams" % org):
+        members = emulator.list("/organizations/%s/teams/%s/members" % (org, team["slug"]))
+        teams[team["slug"]] = dict(name=team["name"], description=team.get("description"),
+                                   members=sorted(m["user"]["id"] for m in members))
+    return dict(branches=[(b["name"], b.get("parent_branch"), (b.get("region") or {}).get("slug"))
+                          for b in branches], passwords=passwords, teams=teams)

@@ -252,8 +252,8 @@ def _run(ansible, emulator, label, cases, in_process, **connection):
     defaults = module_defaults(**connection)
     playbook = [play(_tasks(cases), defaults=defaults)]
     # yaml.safe_dump cannot write !unsafe: the harness takes the text as it is.
-    return ansible.run(label, yaml.dump(playbook, Dumper=_Dumper, sort_keys=False, width=1000, allow_unicode=True),
-                       emulator=emulator, in_process=in_process, timeout=900)
+    return ansible.run(yaml.dump(playbook, Dumper=_Dumper, sort_keys=False, width=1000, allow_unicode=True),
+                       emulator=emulator, in_process=in_process, timeout=900, label=label)
 
 
 def _check_failures(run, cases, figures, must_fail):

@@ -58,9 +58,9 @@ def test_20_forks_each_ensure_their_own_branch_and_password(fast_branches, ansib
         {"name": OWN_PASSWORD, "no_log": True,
          FQCN + "password": dict(database="app", branch="main", name="own-{{ inventory_hostname }}", role="reader")},
     ]
-    run = ansible.run("20 forks, own resources", [play(tasks, hosts="all", defaults=module_defaults())],
-                      emulator=emulator, hosts=HOSTS, forks=FORKS)
-    run.assert_ok()
+    run = ansible.run([play(tasks, hosts="all", defaults=module_defaults())], emulator=emulator, hosts=HOSTS,
+                      forks=FORKS, label="20 forks, own resources")
+    run.without_failures()
     assert all(task.changed for task in run.tasks) and len(run.tasks) == 2 * FORKS
 
     log = emulator.requests()
@@ -85,9 +85,9 @@ def test_20_forks_ensure_the_same_team_and_branch(fast_branches, ansible, figure
         {"name": SHARED_BRANCH, FQCN + "branch": dict(database="app", name="shared", parent_branch="main")},
     ]
     playbook = [play(tasks, hosts="all", defaults=module_defaults())]
-    run = ansible.run("20 forks, shared resources, in_process=%s" % in_process, playbook, emulator=emulator,
-                      hosts=HOSTS, forks=FORKS, in_process=in_process)
-    run.assert_ok()
+    run = ansible.run(playbook, emulator=emulator, hosts=HOSTS, forks=FORKS, in_process=in_process,
+                      label="20 forks, shared resources, in_process=%s" % in_process)
+    run.without_failures()
     assert len(run.tasks) == 2 * FORKS
     log = emulator.requests()
 
@@ -112,9 +112,9 @@ def test_20_forks_ensure_the_same_team_and_branch(fast_branches, ansible, figure
     if not in_process:
         return  # the second round proves the modules' rules, the same on both paths
     emulator.clear_requests()
-    again = ansible.run("20 forks, shared resources again, in_process=%s" % in_process, playbook, emulator=emulator,
-                        hosts=HOSTS, forks=FORKS, in_process=in_process)
-    again.assert_ok()
+    again = ansible.run(playbook, emulator=emulator, hosts=HOSTS, forks=FORKS, in_process=in_process,
+                        label="20 forks, shared resources again, in_process=%s" % in_process)
+    again.without_failures()
     assert not any(task.changed for task in again.tasks)
     assert [e for e in emulator.requests() if e["method"] != "GET"] == []
 
@@ -126,9 +126,9 @@ def test_forks_ensuring_the_same_password_leave_one(emulator, ansible, figures, 
     tasks = [{"name": SHARED_PASSWORD,
               FQCN + "password": dict(database="app", branch="main", name="shared", role="reader", ttl=3600)}]
     playbook = [play(tasks, hosts="all", defaults=module_defaults())]
-    run = ansible.run("%d forks, the same password, in_process=%s" % (PASSWORD_FORKS, in_process), playbook,
-                      emulator=emulator, hosts=hosts, forks=PASSWORD_FORKS, in_process=in_process)
-    run.assert_ok()
+    run = ansible.run(playbook, emulator=emulator, hosts=hosts, forks=PASSWORD_FORKS, in_process=in_process,
+                      label="%d forks, the same password, in_process=%s" % (PASSWORD_FORKS, in_process))
+    run.without_failures()
     passwords = [p for p in emulator.list("/organizations/acme/databases/app/branches/main/passwords")
                  if p["name"] == "shared"]
     figures["duplicates"] += max(0, len(passwords) - 1)
@@ -146,8 +146,8 @@ def test_forks_ensuring_the_same_password_leave_one(emulator, ansible, figures, 
     assert len(deletes) == len(creates) - 1  # each fork deletes at most the one it made
 
     emulator.clear_requests()
-    again = ansible.run("%d forks, the same password again, in_process=%s" % (PASSWORD_FORKS, in_process), playbook,
-                        emulator=emulator, hosts=hosts, forks=PASSWORD_FORKS, in_process=in_process)
-    again.assert_ok()
+    again = ansible.run(playbook, emulator=emulator, hosts=hosts, forks=PASSWORD_FORKS, in_process=in_process,
+                        label="%d forks, the same password again, in_process=%s" % (PASSWORD_FORKS, in_process))
+    again.without_failures()
     assert not any(task.changed for task in again.tasks) and len(again.tasks) == PASSWORD_FORKS
     assert [e for e in emulator.requests() if e["method"] != "GET"] == []

@@ -10,10 +10,13 @@ The minute is the emulator's: the playbook first sends 600 requests from 20 fork
 they go, then moves the emulator's clock forward to 57 seconds after the first of them (as if
 the play had paused there), then sends 100 more. Those meet the full window, are told by
 Retry-After to wait the last seconds of the minute, and go through as the window moves on, so
-the test takes seconds rather than a real minute.
+the test takes seconds rather than a real minute. A machine that needs the whole minute for
+the first 600 cannot meet the limit: the test is skipped there, saying so.
 """
 
 from __future__ import annotations
+
+import pytest
 
 from harness import FQCN, module_defaults, play
 
@@ -43,14 +46,14 @@ def test_700_requests_in_a_minute_against_600_a_minute_complete_slowed_not_faile
                    "body": {"advance_seconds": ADVANCE_TEMPLATE % PAUSE_UNTIL}}}], name="pause"),
         play([_reads("Read the user 5 times more", SECOND)], hosts="fork*", defaults=defaults, name="100 more"),
     ]
-    run = ansible.run("700 requests against 600 a minute", plays, dict(emulator_url=emulator.url), emulator=emulator,
-                      hosts=("localhost",) + HOSTS, forks=FORKS)
+    run = ansible.run(plays, dict(emulator_url=emulator.url), emulator=emulator,
+                      hosts=("localhost",) + HOSTS, forks=FORKS, label="700 requests against 600 a minute")
     log = [entry for entry in emulator.requests() if entry["path"] == "/v1/user"]
-    run.assert_ok()
-    first_part = run.seconds["Read the user 30 times"]
-    assert max(first_part.values()) < PAUSE_UNTIL, (
-        "The machine sent the first 600 requests in %.0f seconds, too slowly to reach the limit of 600 a minute; "
-        "the test proves nothing on it." % max(first_part.values()))
+    run.without_failures()
+    first_part = max(run.seconds["Read the user 30 times"].values())
+    if first_part >= PAUSE_UNTIL:
+        pytest.skip("This machine sent the first 600 requests in %.0f seconds, too slowly to reach the limit of 600 "
+                    "a minute: the rate limit cannot be met here (every task completed)." % first_part)
 
     served = [entry for entry in log if entry["status"] == 200]
     limited = [entry for entry in log if entry["status"] == 429]

@@ -2,8 +2,10 @@
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Secrets: every run of this suite is captured at -vvvv and searched (the secret watch of the
-harness, on every run); here, every integration target runs at -vvvv too, and failures with
-bad credentials are checked never to echo them.
+harness, on every run); here, every integration target runs at -vvvv too, failures with bad
+credentials are checked never to echo them, and the in-process path is checked to print what
+the module path prints (no_log parity): secret options with and without no_log, at -vvvv,
+with the invocation key off (ansible-core's default) and on (ansible_inject_invocation).
 
 A secret is any value the emulator issued (service tokens, client secrets, OAuth access and
 refresh tokens, password plain texts, found by their prefixes) or a test passed (the wrong
@@ -17,7 +19,9 @@ import os
 
 import pytest
 
-from harness import FQCN, NO_LOG_MASK, ROOT, Emulator, module_defaults, play
+from conftest import started
+from harness import FQCN, NO_LOG_MASK, ROOT, integration_vars, module_defaults, play, task
+from harness.output import printed, task_names
 
 TARGETS = os.path.join(ROOT, "tests", "integration", "targets")
 WRONG_SERVICE_TOKEN = "pscale_tkn_wrongwrongwrongwrongwrongwrong00"
@@ -35,10 +39,7 @@ def _targets():
 @pytest.fixture(scope="module")
 def integration_emulator(workdir, watch):
     """An emulator started as the integration harness starts it (default settings)."""
-    emulator = Emulator(workdir, ready_delay=2.0, name="integration").start()
-    world = emulator.world
-    watch.learn(world["service_token"]["token"], world["forbidden_service_token"]["token"],
-                world["oauth_application"]["client_secret"])
+    emulator = started(workdir, watch, "integration")
     yield emulator
     emulator.stop()
 
@@ -47,14 +48,12 @@ def integration_emulator(workdir, watch):
 def test_an_integration_target_at_vvvv_shows_no_secret(integration_emulator, ansible, tmp_path, target):
     emulator = integration_emulator
     emulator.reset()
-    # The variables hack/integration.sh passes, and output_dir as ansible-test gives it.
-    extra_vars = dict(planetscale_api_url=emulator.api_url, planetscale_auth_url=emulator.url,
-                      planetscale_emulator_url=emulator.url, planetscale_world=emulator.world,
-                      output_dir=str(tmp_path))
+    # The variables hack/integration.sh passes on its first pass, and output_dir as ansible-test gives it.
+    extra_vars = dict(integration_vars(emulator, in_process=True), output_dir=str(tmp_path))
     playbook = [dict(name="integration target %s" % target, hosts="localhost", gather_facts=False,
                      roles=[target])]
-    run = ansible.run("integration target %s at -vvvv" % target, playbook, extra_vars, timeout=900,
-                      env=dict(ANSIBLE_ROLES_PATH=TARGETS))
+    run = ansible.run(playbook, extra_vars, timeout=900, env=dict(ANSIBLE_ROLES_PATH=TARGETS),
+                      label="integration target %s at -vvvv" % target)
     # The watch has searched the output already (the test fails on a leak); the target must have run whole.
     assert run.rc == 0 and run.recap["localhost"]["failed"] == 0, "target %s failed: %s" % (target, run.log_path)
 
@@ -96,8 +95,8 @@ def test_failures_with_bad_credentials_never_echo_them(emulator, ansible, watch,
                   FQCN + "user_info": dict(api_url="{{ api_url }}", **BEARER), "ignore_errors": True})
     environment = dict(PLANETSCALE_SERVICE_TOKEN_ID=emulator.world["service_token"]["id"],
                        PLANETSCALE_SERVICE_TOKEN=WRONG_SERVICE_TOKEN)
-    run = ansible.run("bad credentials, in_process=%s" % in_process, [play(tasks, defaults=module_defaults())],
-                      dict(wrong=wrong), emulator=emulator, in_process=in_process, env=environment)
+    run = ansible.run([play(tasks, defaults=module_defaults())], dict(wrong=wrong), emulator=emulator,
+                      in_process=in_process, env=environment, label="bad credentials, in_process=%s" % in_process)
     results = [task for task in run.tasks if task.name.startswith("Fail with a bad credential")]
     assert len(results) == len(tasks) and all(task.failed for task in results), run.log_path
     assert {400, 401, 403} <= set(task.result.get("status") for task in results)
@@ -106,3 +105,105 @@ def test_failures_with_bad_credentials_never_echo_them(emulator, ansible, watch,
         assert NO_LOG_MASK not in task.result["msg"] and "*****" not in task.result["msg"], task
         assert not any(value in task.result["msg"] for value in wrong.values()), task
     # The watch has searched the whole output for every value in wrong: the test fails on a leak.
+
+
+# No_log parity: the in-process path and the module path ------------------------------------------
+
+CENSORED = "the output has been hidden due to the fact that 'no_log: true' was specified for this result"
+CLOCK_KEYS = frozenset(("exp", "iat", "expires_in", "expires_at"))  # the token's lifetime, read at different times
+
+
+def _secret_options():
+    """Tasks that pass every secret option (service_token, access_token, client_secret, a code), with and
+    without no_log, succeeding and failing."""
+    app = "{{ world.oauth_application.%s }}"
+    service = dict(api_url="{{ api_url }}", service_token_id="{{ world.service_token.id }}",
+                   service_token="{{ world.service_token.token }}")
+    exchange = dict(auth_url="{{ auth_url }}", client_id=app % "client_id", client_secret=app % "client_secret",
+                    grant_type="authorization_code", code="{{ code }}", redirect_uri=app % "redirect_uri")
+    check = dict(auth_url="{{ auth_url }}", access_token="{{ access_token }}")
+    refused = dict(api_url="{{ api_url }}", service_token_id="{{ world.service_token.id }}",
+                   service_token="{{ wrong_service_token }}")
+    return [
+        task("Exchange an authorization code for tokens", "token", no_log=True, **exchange),
+        task("Read the user with the service token", "user_info", **service),
+        task("Read the user with the service token, no_log", "user_info", no_log=True, **service),
+        dict(task("Read the user with a service token the platform refuses", "user_info", **refused),
+             failed_when=False),
+        task("Read the user with the access token", "user_info", api_url="{{ api_url }}",
+             access_token="{{ access_token }}"),
+        task("Check the access token", "token_info", **check),
+        task("Check the access token, no_log", "token_info", no_log=True, **check),
+        dict(task("Exchange the used code again, which the OAuth server refuses", "token", **exchange),
+             failed_when=False),
+        dict(task("Exchange the used code again, no_log", "token", no_log=True, **exchange), failed_when=False),
+    ]
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["invocation-default", "invocation-injected"])
+def both_paths(request, session_emulator, ansible, watch):
+    """Per path: the output of the secret options at -vvvv, and the secret values its tasks were given."""
+    emulator, outputs = session_emulator, {}
+    emulator.reset()  # once: both paths read the same user (a reset dates the seeded records anew)
+    for path in ("in_process", "module"):
+        world = emulator.world
+        secrets = dict(service_token=world["service_token"]["token"], wrong_service_token=WRONG_SERVICE_TOKEN,
+                       client_secret=world["oauth_application"]["client_secret"],
+                       access_token=emulator.tokens()["access_token"], code=emulator.code())
+        watch.learn(*secrets.values())
+        extra_vars = dict(code=secrets["code"], access_token=secrets["access_token"],
+                          wrong_service_token=WRONG_SERVICE_TOKEN, ansible_inject_invocation=request.param)
+        run = ansible.run([play(_secret_options(), name="secret options")], extra_vars, emulator=emulator,
+                          in_process=path == "in_process",
+                          label="secret options, %s, invocation %s" % (path, request.param))
+        outputs[path] = run.output, secrets
+    return outputs, request.param
+
+
+def _shown(output):
+    """Each task's name, with the status and result it printed (the clock-dependent values blanked)."""
+    results = printed(output)
+    return [(name, [(shown.status, _blank_clock(shown.result)) for shown in results if shown.name == name])
+            for name in task_names(output)]
+
+
+def _blank_clock(value):
+    if isinstance(value, dict):
+        return dict((k, "<clock>" if k in CLOCK_KEYS else _blank_clock(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return [_blank_clock(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("path", ["in_process", "module"])
+def test_no_secret_option_value_is_shown_at_vvvv(both_paths, path):
+    output, secrets = both_paths[0][path]
+    assert "TASK [Read the user with the access token]" in output
+    shown = [name for name, value in secrets.items() if value in output]
+    assert shown == []
+
+
+def test_the_in_process_path_prints_what_the_module_path_prints(both_paths):
+    by_path, _inject = both_paths
+    in_process, module = _shown(by_path["in_process"][0]), _shown(by_path["module"][0])
+    assert [name for name, _results in in_process] == [name for name, _results in module]
+    for (name, results), (_name, module_results) in zip(in_process, module):
+        assert len(results) == 1, (name, results)
+        assert (name, results) == (name, module_results)
+
+
+def test_the_results_are_masked_not_missing(both_paths):
+    by_path, inject = both_paths
+    for path in ("in_process", "module"):
+        tasks = dict((name, results[0][1]) for name, results in _shown(by_path[path][0]))
+        assert tasks["Read the user with the service token"]["user"]["email"]
+        assert tasks["Read the user with the service token, no_log"]["censored"] == CENSORED
+        assert tasks["Exchange the used code again, no_log"]["censored"] == CENSORED
+        refused = tasks["Read the user with a service token the platform refuses"]
+        assert refused["status"] == 401 and "HTTP 401" in refused["msg"]
+        assert "invalid_grant" in tasks["Exchange the used code again, which the OAuth server refuses"]["msg"]
+        if inject:
+            assert refused["invocation"]["module_args"]["service_token"] == NO_LOG_MASK
+            exchange = tasks["Exchange the used code again, which the OAuth server refuses"]
+            assert exchange["invocation"]["module_args"]["client_secret"] == NO_LOG_MASK
+            assert tasks["Check the access token"]["invocation"]["module_args"]["access_token"] == NO_LOG_MASK

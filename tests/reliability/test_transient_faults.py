@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from harness import MODULES
-from scenarios import every_module, prepare
+from scenarios import end_state, every_module, prepare
 
 # The emulator answers this file as the real platform does when it is lean: bare {"data": [...]} lists,
 # cluster_rate_name, "type" keys (conftest.response_shapes).
@@ -33,10 +33,10 @@ def fault_free(session_emulator, ansible):
     session_emulator.reset()
     playbook, modules = every_module(session_emulator)
     assert modules == sorted(MODULES)
-    run = ansible.run("every module, no faults", [playbook], prepare(session_emulator, ansible.watch),
-                      emulator=session_emulator).assert_ok()
+    run = ansible.run([playbook], prepare(session_emulator, ansible.watch),
+                      emulator=session_emulator, label="every module, no faults").without_failures()
     assert not [entry for entry in session_emulator.requests() if entry["fault"]]
-    return _reported(run), session_emulator.state()
+    return _reported(run), end_state(session_emulator)
 
 
 def _reported(run):
@@ -50,20 +50,20 @@ def test_every_module_survives_30_percent_transient_faults(fault_free, emulator,
     emulator.clear_requests()
     emulator.faults(*FAULTS)
     playbook, _modules = every_module(emulator)
-    run = ansible.run("every module, 30%% faults, in_process=%s" % in_process, [playbook], extra_vars,
-                      emulator=emulator, in_process=in_process)
+    run = ansible.run([playbook], extra_vars, emulator=emulator, in_process=in_process,
+                      label="every module, 30%% faults, in_process=%s" % in_process)
     log = emulator.requests()
     emulator.control("DELETE", "/faults")
     faults = [entry for entry in log if entry["fault"]]
     figures["faults_injected"] += len(faults)
 
-    run.assert_ok()
+    run.without_failures()
     figures["faults_survived"] += len(faults)
     share = len(faults) / float(len(log))  # the seeded rules give 30 % of a long run; this run is short
     assert 0.15 < share < 0.45, "%d of %d requests failed" % (len(faults), len(log))
     assert set(entry["status"] for entry in faults) == {429, 502, 503}
     assert _reported(run) == reported
-    assert emulator.state() == state
+    assert end_state(emulator) == state
 
 
 def test_retries_wait_as_retry_after_says(emulator, ansible):
@@ -71,7 +71,7 @@ def test_retries_wait_as_retry_after_says(emulator, ansible):
     emulator.faults(dict(method="GET", path="^/v1/user$", status=429, retry_after=2, times=2))
     playbook, _modules = every_module(emulator)
     playbook["tasks"] = playbook["tasks"][:1]
-    run = ansible.run("user_info after two 429s", [playbook], emulator=emulator).assert_ok()
+    run = ansible.run([playbook], emulator=emulator, label="user_info after two 429s").without_failures()
     log = [entry for entry in emulator.requests() if entry["path"] == "/v1/user"]
     assert [entry["status"] for entry in log] == [429, 429, 200]
     assert run.elapsed >= 4

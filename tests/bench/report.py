@@ -1,0 +1,301 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The benchmark's report: the summary of the runs (medians, ratios, per-task cost), the tables,
+the targets and whether they are met, the chart (docs/benchmarks.png) and the page
+(docs/benchmarks.md)."""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+
+from scenarios import FLOOR_PLAYBOOKS, READY_DELAY, VARIANT_LABELS, VARIANTS
+
+# The summary -------------------------------------------------------------------------------------
+
+
+def per_task_cost(bench, key):
+    """Seconds per task of a one-request or debug playbook, less the fixed cost of a run (the empty play)."""
+    total, empty = bench.median(key), bench.median(("floor", "empty"))
+    return None if total is None or empty is None else (total - empty) / bench.sizes["repeats"]
+
+
+def rows(bench):
+    rows = []
+    for scenario in bench.scenarios:
+        key = scenario.key
+        expected = scenario.expected("in_process")
+        row = dict(number=scenario.number, key=key, title=scenario.title, minimum=expected.total,
+                   exact=not expected.polls)
+        for variant in bench.variants:
+            row[variant] = dict(wall=bench.median((key, variant)), cpu=bench.median((key, variant), "cpu"),
+                                requests=bench.last((key, variant), "requests"),
+                                methods=bench.last((key, variant), "methods"),
+                                task_runs=bench.last((key, variant), "task_runs"),
+                                runs=len(bench.results.get((key, variant), ())))
+        row["ratio"] = _ratio(row.get("in_process", {}).get("wall"), row.get("uri", {}).get("wall"))
+        row["module_ratio"] = _ratio(row.get("module", {}).get("wall"), row.get("uri", {}).get("wall"))
+        rows.append(row)
+    return rows
+
+
+def summarize(bench):
+    floor = dict((name, dict(wall=bench.median(("floor", name)), cpu=bench.median(("floor", name), "cpu"),
+                             runs=len(bench.results.get(("floor", name), ()))))
+                 for name in FLOOR_PLAYBOOKS)
+    per_task = dict(debug=per_task_cost(bench, ("floor", "debug")))
+    per_task.update((variant, per_task_cost(bench, ("one_request", variant))) for variant in bench.variants)
+    runs = dict((variant, sorted(set(len(bench.results.get((s.key, variant), ())) for s in bench.scenarios)))
+                for variant in bench.variants)
+    return dict(rows=rows(bench), floor=floor, per_task=per_task, sizes=bench.sizes, runs=runs,
+                load=_spread(bench.loads), machine=machine(),
+                duration=bench.duration())
+
+
+def _ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def _spread(values):
+    if not values:
+        return None
+    return dict(min=min(values), median=statistics.median(values), max=max(values))
+
+
+def machine():
+    import ansible  # pylint: disable=import-outside-toplevel
+
+    return dict(cores=os.cpu_count(), python=platform.python_version(), ansible_core=ansible.__version__,
+                system="%s %s" % (platform.system(), platform.machine()))
+
+
+# Reporting -------------------------------------------------------------------------------------------
+
+
+def _s(value, digits=2):
+    return "–" if value is None else "%.*f" % (digits, value)
+
+
+def _ms(value):
+    return "–" if value is None else "%.0f ms" % (value * 1000)
+
+
+def table(summary):
+    """The results as Markdown tables (the same text is printed and written)."""
+    lines = [
+        "| # | scenario | collection (in-process) | uri | ratio | collection (module path) | module/uri "
+        "| requests: collection / module / uri | task runs: collection / uri |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in summary["rows"]:
+        inp, mod, uri = (row.get(v, {}) for v in VARIANTS)
+        lines.append("| %d | %s | %s s | %s s | **%s** | %s s | %s | %s / %s / %s | %s / %s |" % (
+            row["number"], row["title"], _s(inp.get("wall")), _s(uri.get("wall")), _s(row["ratio"]),
+            _s(mod.get("wall")), _s(row["module_ratio"]), _n(inp.get("requests")), _n(mod.get("requests")),
+            _n(uri.get("requests")), _n(inp.get("task_runs")), _n(uri.get("task_runs"))))
+    floor, per_task, repeats = summary["floor"], summary["per_task"], summary["sizes"]["repeats"]
+    lines += [
+        "",
+        "| per-task cost (same run; %d tasks, less the empty play) | wall | per task |" % repeats,
+        "|---|---:|---:|",
+        "| `ansible-playbook` with an empty play: the fixed cost of every run above | %s s | |" % _s(floor["empty"]["wall"]),
+        "| `ansible.builtin.debug`: the dispatch floor | %s s | %s |" % (
+            _s(floor["debug"]["wall"]), _ms(per_task["debug"])),
+    ]
+    for variant in VARIANTS:
+        if variant in per_task:
+            lines.append("| scenario 5, %s | %s s | %s |" % (
+                VARIANT_LABELS[variant], _s(_wall_of(summary, "one_request", variant)), _ms(per_task[variant])))
+    return "\n".join(lines)
+
+
+def _n(value):
+    return "–" if value is None else "{:,}".format(value)
+
+
+def _wall_of(summary, key, variant):
+    for row in summary["rows"]:
+        if row["key"] == key:
+            return row.get(variant, {}).get("wall")
+    return None
+
+
+def verdicts(summary):
+    """The issue's targets, each with the measured value and whether it is met."""
+    found = []
+    for row in summary["rows"]:
+        inp = row.get("in_process", {})
+        if inp.get("requests") is not None:
+            exact = "" if row["exact"] else ">= "
+            at_floor = inp["requests"] == row["minimum"] if row["exact"] else inp["requests"] >= row["minimum"]
+            found.append(("scenario %d: the collection's requests at the minimum (%s%d)" % (
+                row["number"], exact, row["minimum"]), "%d" % inp["requests"], at_floor))
+    for row in summary["rows"]:
+        if row["ratio"] is not None:
+            found.append(("scenario %d: in-process at least 5x faster than uri (ratio <= 0.2)" % row["number"],
+                          "%.2f" % row["ratio"], row["ratio"] <= 0.2))
+    debug, inp = summary["per_task"].get("debug"), summary["per_task"].get("in_process")
+    if debug and inp:
+        found.append(("scenario 5: per-task cost within 2x of ansible.builtin.debug's",
+                      "%s vs %s (%.2fx)" % (_ms(inp), _ms(debug), inp / debug), inp <= 2 * debug))
+    for row in summary["rows"]:
+        if row["module_ratio"] is not None:
+            found.append(("scenario %d: module path no slower than uri (ratio <= 1)" % row["number"],
+                          "%.2f" % row["module_ratio"], row["module_ratio"] <= 1.0))
+    return found
+
+
+COLORS = dict(in_process="#2a9d8f", module="#e9c46a", uri="#e76f51", debug="#8d99ae")
+PER_TASK_LABELS = dict(debug="debug\n(the floor)", in_process="user_info\nin-process", module="user_info\nmodule path",
+                       uri="uri GET")
+
+
+def chart(summary, path):
+    import matplotlib  # pylint: disable=import-outside-toplevel
+    import matplotlib.ticker  # pylint: disable=import-outside-toplevel
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
+
+    rows = summary["rows"]
+    figure, (left, right) = plt.subplots(1, 2, figsize=(13, 5.4), gridspec_kw=dict(width_ratios=[3, 1.5]))
+    width = 0.27
+    for index, variant in enumerate(VARIANTS):
+        values = [row.get(variant, {}).get("wall") or 0 for row in rows]
+        bars = left.bar([n + (index - 1) * width for n in range(len(rows))], values, width,
+                        label=VARIANT_LABELS[variant], color=COLORS[variant])
+        left.bar_label(bars, fmt="%.1f", fontsize=7, padding=1)
+    left.set_xticks(range(len(rows)))
+    left.set_xticklabels(["%d. %s" % (row["number"], row["key"].replace("_", " ")) for row in rows])
+    left.set_ylabel("wall time of the playbook, s (median)")
+    left.set_title("The same outcome: the collection and ansible.builtin.uri")
+    left.legend(frameon=False)
+    per_task = summary["per_task"]
+    names = [name for name in PER_TASK_LABELS if per_task.get(name) is not None]
+    bars = right.bar(range(len(names)), [per_task[name] * 1000 for name in names],
+                     color=[COLORS[name] for name in names])
+    right.bar_label(bars, fmt="%.0f", fontsize=8, padding=1)
+    right.set_yscale("log")
+    right.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _position: "%g" % value))
+    right.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    right.set_xticks(range(len(names)))
+    right.set_xticklabels([PER_TASK_LABELS[name] for name in names], fontsize=8)
+    right.set_ylabel("ms per task (log scale)")
+    right.set_title("Per-task cost (scenario 5)")
+    load = summary.get("load") or {}
+    figure.text(0.01, 0.01, "%d cores, ansible-core %s, Python %s; 1-minute load average during the run %s to %s" % (
+        summary["machine"]["cores"], summary["machine"]["ansible_core"], summary["machine"]["python"],
+        _s(load.get("min")), _s(load.get("max"))), fontsize=7, color="#555555")
+    figure.tight_layout(rect=(0, 0.03, 1, 1))
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+DOC_INTRO = """\
+# Benchmarks
+
+The collection against the same outcome written by hand with `ansible.builtin.uri`, the way
+people script the API without it. Generated by `make bench` (`tests/bench/run.py`); do not
+edit by hand. The playbooks of both sides are in `tests/bench/playbooks/`.
+
+Each scenario starts from the same emulator state (reset, then fixtures) on both sides, and
+each side reaches the same end state, which the benchmark checks after every run. The uri
+playbooks read first and write only what is missing or differs, so they are idempotent too,
+and they page with the largest page (100) and wait with `until`. The collection runs each
+scenario twice: through its action plugins in-process (the default), and through the
+ordinary module path (`planetscale_in_process: false`). Branches become ready
+{ready_delay:g} s after they are created, on both sides.
+
+Wall times are medians over runs of the whole `ansible-playbook` command, start-up included.
+Runs per median: {runs}. The quick runs are spread between the slow ones, so that a change
+of load hits every variant; the slow ones are repeated only as far as the time budget allows
+(each of them averages the load over hundreds of tasks). Requests are counted by the
+emulator. A task run is a task or loop item that ran: skipped items do not count, retries
+of `until` do.
+
+Machine: {cores} cores, {system}, Python {python}, ansible-core {ansible_core}. The run took
+{duration}. The 1-minute load average was {load}: {load_meaning}
+
+"""
+
+DOC_NOTES = """
+## Where the time goes
+
+Per task in scenario 5 (from the table above): the dispatch floor, `ansible.builtin.debug`,
+costs {debug}; the collection's task, in-process, {in_process}; a task that runs a module
+(uri, or the collection's module path) {uri}. That last cost is the one in-process removes:
+Ansible writes an AnsiballZ payload and starts a new Python that unpacks it and imports
+`ansible.module_utils` (compiled from the payload every time), whatever the module then does.
+
+Profiles (`python tests/bench/profile_run.py SCENARIO VARIANT` runs one scenario with
+cProfile in `ansible-playbook` and in every worker process) show, for ansible-core 2.21:
+
+- **In-process, one request** (scenario 5): about half of a task's worker time is
+  Ansible's own dispatch (as for `debug`), a fifth is Ansible templating the
+  `module_defaults` values, and the rest is the action plugin: mostly the request through
+  `requests` to the emulator (which answers in about 10 ms here); the collection's own code
+  (argument-spec validation, the session, masking) is about 3 ms of it. Credentials from
+  the environment (`PLANETSCALE_SERVICE_TOKEN_ID`, `PLANETSCALE_SERVICE_TOKEN`) instead of
+  templated `module_defaults` avoid the templating.
+- **List** (scenario 4): the 50 pages take about 1.5 s. Most of the rest is Ansible
+  handling a 4 MB result: registering it (`finalize_registered_values` walks every value,
+  two thirds of the worker's time), the callback's conversion of it in the main process,
+  and masking the `no_log` values in it (`remove_values`, about 1 s, which the module path
+  pays as well, in `exit_json`).
+- **Create** (scenario 3): the branches are created without waiting and then waited for, so
+  their start-up overlaps (as in the uri playbook); the wait polls with growing intervals
+  from 1 s, so a branch that is not ready at the first read costs that second (a 51st
+  request), and none is spent when, as under load, creating the others took longer.
+- **Module path** (`planetscale_in_process: false`): the module run that uri pays, plus
+  `requests`, which the module process imports (with urllib3, idna, charset_normalizer and
+  certifi) where uri imports Ansible's `module_utils.urls` instead; on this machine either
+  costs a few hundred ms per task. So a one-request task costs about the same through the
+  module path as through uri (scenario 5's ratio is about 1, within the spread of single runs
+  under load), and the module path is faster wherever it needs fewer tasks (scenarios 2 to 4).
+- **No-op and update** (scenarios 1 and 2): one GET per resource, one PATCH per changed
+  team: the minimum. The uri playbooks make the same requests, but each costs a module run,
+  and the update needs a second task per team (the read, then the write). In scenario 1,
+  where uri needs no more tasks than the collection, the module path and uri both cost one
+  module run per resource, so their ratio is 1 within the spread of single runs (each run's
+  time is in `build/bench/results.json`): a module run bounds both, and in-process is the
+  way below it.
+
+A uri playbook could list the teams in one request instead of reading each (fewer module
+runs than the collection's one task per team); the scenarios follow the issue's model of one
+task per resource, which is how both sides are usually written.
+"""
+
+
+def load_meaning(median, cores):
+    """What the load average says about the times: the benchmark alone keeps about one core busy."""
+    if median is None or not cores:
+        return "not measured."
+    if median <= cores:
+        return "the benchmark itself (ansible-playbook and the emulator); the machine was otherwise idle."
+    return ("other work shared the machine, so every variant ran slower than it would on an idle one; "
+            "compare the ratios.")
+
+
+def document(summary, path_md, path_png):
+    load = summary["load"] or {}
+    short = dict(in_process="in-process", module="module path", uri="uri")
+    runs = ", ".join("%s %s" % (short[variant], "/".join(map(str, counts))) for variant, counts in summary["runs"].items())
+    runs += ", the floor %d" % summary["floor"]["empty"]["runs"]
+    duration = summary.get("duration")
+    text = DOC_INTRO.format(runs=runs, ready_delay=READY_DELAY,
+                            duration="%d min %02d s" % divmod(int(duration), 60) if duration else "–",
+                            load="%s to %s, median %s" % (
+                                _s(load.get("min")), _s(load.get("max")), _s(load.get("median"))),
+                            load_meaning=load_meaning(load.get("median"), summary["machine"].get("cores")),
+                            **summary["machine"])
+    text += table(summary) + "\n\n![Wall time per scenario and per-task cost](%s)\n\n" % os.path.basename(path_png)
+    text += "## Targets\n\n| target | measured | met |\n|---|---|---|\n"
+    text += "".join("| %s | %s | %s |\n" % (name, value, "yes" if ok else "**no**")
+                    for name, value, ok in verdicts(summary))
+    per_task = summary["per_task"]
+    text += DOC_NOTES.format(debug=_ms(per_task.get("debug")), in_process=_ms(per_task.get("in_process")),
+                             uri=_ms(per_task.get("uri")))
+    with open(path_md, "w", encoding="utf-8") as handle:
+        handle.write(text)
