@@ -2,7 +2,7 @@
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A task's result, and what ansible-playbook's default output printed: the task headers, and each
-result it printed as JSON (at -v and more), with where it stands in the output.
+result it printed as JSON (indented, as at -vvv and more), with where it stands in the output.
 
 For the questions about the output itself (where a secret showed; whether two runs printed
 the same); what a run did comes from the results callback (harness.ansible.Run.tasks).

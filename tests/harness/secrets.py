@@ -28,7 +28,8 @@ class SecretWatch:
     With by_design (the reliability suite), a secret may show only in the printed result of a
     task (so one without no_log), at a key in BY_DESIGN, where a module returns it by design;
     anywhere else (a message, a warning, an invocation, a debug task, Ansible's own lines) it
-    is a leak. Without (SecretWatch(by_design=())), every occurrence is a leak.
+    is a leak; results are found as -vvv and more print them. Without (SecretWatch(by_design=())),
+    every occurrence is a leak, at any verbosity.
     """
 
     def __init__(self, by_design=BY_DESIGN):
