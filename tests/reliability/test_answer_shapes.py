@@ -20,8 +20,8 @@ ERRORS = [dict(namespace="branch", name="name", errors=["has already been taken"
 
 
 def _run(emulator, ansible, label, tasks, in_process, extra_vars=None):
-    run = ansible.run("%s in_process=%s" % (label, in_process), [play(tasks, defaults=module_defaults(api_retries=0))],
-                      extra_vars or {}, emulator=emulator, in_process=in_process, timeout=120)
+    run = ansible.run([play(tasks, defaults=module_defaults(api_retries=0))], extra_vars or {}, emulator=emulator,
+                      in_process=in_process, timeout=120, label="%s in_process=%s" % (label, in_process))
     return run
 
 
