@@ -119,10 +119,10 @@ class ActionModule(ActionBase):
             return call(control + '/clock', 'POST', {'advance_seconds': args['advance_clock']})
         world = call(control + '/world')
         if args['ddl'] is not None:
-            return call('%s/branches/%s/%s/%s/ddl' % (control, args['ddl']['organization'] or world['organization'],
-                                                     args['ddl']['database'] or world['database'],
-                                                     args['ddl']['branch']),
-                        'POST', {'statements': args['ddl']['statements']})
+            options = args['ddl']
+            path = '/'.join((options['organization'] or world['organization'], options['database'] or world['database'],
+                             options['branch']))
+            return call('%s/branches/%s/ddl' % (control, path), 'POST', {'statements': options['statements']})
         if args['database'] is not None:
             options = args['database']
             changes = dict((key, value) for key, value in options.items()
