@@ -117,7 +117,7 @@ def failure_sentence(label, request):
     details = []
     if lint_errors(request):
         details.append(lint_sentence(lint_errors(request)))
-    if deployment.get("deploy_check_errors"):
+    if deployment.get("deploy_check_errors") and not lint_errors(request):  # they repeat the lint errors
         details.append("the deploy check says: %s" % str(deployment["deploy_check_errors"]).rstrip("."))
     for operation in deployment.get("deploy_operations") or []:
         if isinstance(operation, dict) and operation.get("deploy_errors"):
