@@ -177,9 +177,10 @@ class BranchResource(Resource):
             try:
                 branch = self.client.post(self.url(name, "safe-migrations")) or self.read()
             except ApiError as error:
-                if error.status in REFUSALS:
-                    self.refuse_lint_errors(name, error)
-                raise
+                if error.status not in REFUSALS:
+                    raise
+                self.refuse_lint_errors(name, error)  # the lint errors, else the API's own words (lint read once)
+                raise ModuleFailure(self.explain(error), status=error.status, error=error.as_dict())
         return with_cluster_name(branch)
 
     def ready(self, branch):

@@ -34,17 +34,17 @@ def read_lint_errors(client, branch_path, keyspace=None):
 
 
 def describe_lint_error(error):
-    """One lint error in a sentence: the subject (table ...), the code and description, the docs link."""
-    subject = error.get("subject_type") or "table"
-    name = error.get("table_name") or error.get("keyspace_name")
-    where = "%s %r" % (subject, name) if name else subject
-    if error.get("column_name"):
-        where += " column %r" % error["column_name"]
-    what = ": ".join(part for part in (error.get("lint_error"), error.get("error_description")) if part)
-    docs = " (%s)" % error["docs_url"] if error.get("docs_url") else ""
-    return "%s: %s%s" % (where, what or "a lint error", docs)
+    """One lint error as a sentence part: the table (or what else it is about), the error, the docs link."""
+    subject = ("table %r" % error["table_name"] if error.get("table_name")
+               else error.get("subject_type") or "the schema")
+    if error.get("keyspace_name"):
+        subject += " of keyspace %r" % error["keyspace_name"]
+    text = ": ".join(str(part).rstrip(".") for part in (error.get("lint_error"), error.get("error_description"))
+                     if part)
+    link = " (see %s)" % error["docs_url"] if error.get("docs_url") else ""
+    return "%s: %s%s" % (subject, text or "lint error", link)
 
 
 def lint_sentence(errors):
-    """The lint errors as a list in a sentence: "table 'logs': NO_UNIQUE_KEY: ... (docs); ..."."""
+    """The lint errors, each named: "table 'a' of keyspace 'k': CODE: description (see URL); table 'b': ..."."""
     return "; ".join(describe_lint_error(error) for error in errors)
