@@ -132,8 +132,7 @@ class DeployRequestReview(Module):
         action, body = self.params["action"], self.params["body"]
         url = self.org_path("databases", self.params["database"], "deploy-requests", self.params["number"], "reviews")
         reviews = list(self.client.paginate(url))
-        token_id = None if (self.params.get("access_token") or "").strip() else self.params.get("service_token_id")
-        ids = reviewer_ids(self.client, token_id)
+        ids = reviewer_ids(self.client, self.params.get("service_token_id"))  # None with an access token (validate)
         found = own_review(reviews, ids, action, body)
         review, changed = found, found is None
         if found is None and self.ctx.check_mode:
@@ -147,8 +146,8 @@ class DeployRequestReview(Module):
         return result
 
     def not_found_hint(self):
-        return "Check that organization %r, database %r and deploy request %s exist and that the credentials can see " \
-               "them." % (self.params["organization"], self.params["database"], self.params["number"])
+        return ("Check that organization %r, database %r and deploy request %s exist and that the credentials can see "
+                "them." % (self.params["organization"], self.params["database"], self.params["number"]))
 
 
 def view(review):

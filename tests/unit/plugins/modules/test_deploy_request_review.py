@@ -28,6 +28,7 @@ def page(*items, next_page=None):
 def run(server, check_mode=False, diff=False, **args):
     args = dict(dict(organization="acme", database="shop", number=7, service_token_id="svc",
                      service_token="s3cret", api_url=server.url + "/v1", api_retries=0), **args)
+    args = dict((name, value) for name, value in args.items() if value is not None)  # None: left out of the task
     spec = DeployRequestReview.spec()
     spec.pop("supports_check_mode")
     validation = ModuleArgumentSpecValidator(**spec).validate(args)
@@ -132,6 +133,15 @@ def test_an_access_token_s_user_is_the_reviewer(server):
     server.script = [page(review(actor="svc"), review(actor="u-me", review_id="r5")), (200, ME)]
     result = run(server, service_token_id=None, service_token=None, access_token="pscale_oauth_x")
     assert result["changed"] is False and result["review"]["id"] == "r5"
+
+
+def test_a_service_token_in_the_environment_is_not_the_reviewer_when_the_task_gives_an_access_token(server,
+                                                                                                     monkeypatch):
+    monkeypatch.setenv("PLANETSCALE_SERVICE_TOKEN_ID", "svc-env")
+    monkeypatch.setenv("PLANETSCALE_SERVICE_TOKEN", "env-s3cret")
+    server.script = [page(review(actor="svc-env")), (200, ME), (201, review())]
+    assert run(server, service_token_id=None, service_token=None, access_token="pscale_oauth_x")["changed"] is True
+    assert server.requests[-1]["headers"]["Authorization"] == "Bearer pscale_oauth_x"
 
 
 def test_a_missing_deploy_request_fails_with_a_hint(server):
