@@ -11,7 +11,8 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.base import Modu
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital
 from ansible_collections.planetscale.cloud.plugins.module_utils.schemas import lint_sentence, read_lint_errors
-from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Waiter, check_wait_timeout, write_and_settle
+from ansible_collections.planetscale.cloud.plugins.module_utils.settle import (
+    Waiter, check_wait_timeout, write_and_settle)
 
 # The platform's rule for the name of a new branch; it refuses any other name with 422.
 NEW_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")

@@ -116,7 +116,7 @@ class BranchSchemaInfo(InfoModule):
     argument_spec = dict(
         database=dict(type="str", required=True),
         branch=dict(type="str", required=True),
-        keyspace=dict(type="str"),
+        keyspace=dict(type="str", no_log=False),  # a keyspace name, not a key
     )
     path_options = ("database", "branch")
 

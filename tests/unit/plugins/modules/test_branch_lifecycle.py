@@ -146,8 +146,8 @@ def test_a_refusal_of_safe_migrations_because_of_new_lint_errors_lists_them(serv
     with pytest.raises(ModuleFailure) as caught:
         run(server, safe_migrations=True)
     assert caught.value.msg.startswith("Branch 'dev' of database 'shop' has 1 schema lint error, and safe migrations "
-                                       "cannot be enabled until the schema has none; fix it: table 'logs' of keyspace 'shop': "
-                                       "NO_UNIQUE_KEY")
+                                       "cannot be enabled until the schema has none; fix it: table 'logs' of keyspace "
+                                       "'shop': NO_UNIQUE_KEY")
     assert caught.value.result["status"] == status
     assert calls(server)[-2:] == [("POST", "/dev/safe-migrations"), ("GET", "/dev/schema/lint")]
 
@@ -261,15 +261,14 @@ def test_a_new_branch_is_created_without_them_then_promoted_once_ready(server, s
 
 
 @pytest.mark.parametrize("check_mode", [True, False], ids=["check", "run"])
-def test_a_new_branch_with_safe_migrations_is_refused_before_creating_when_its_parent_has_lint_errors(server,
-                                                                                                     check_mode):
+def test_a_new_branch_with_safe_migrations_is_refused_before_creating_if_its_parent_has_lint_errors(server, check_mode):
     server.script = [NOT_FOUND, (200, branch(name="main")), lint(NO_KEY)] if check_mode else [NOT_FOUND, lint(NO_KEY)]
     with pytest.raises(ModuleFailure) as caught:
         run(server, check_mode=check_mode, parent_branch="main", safe_migrations=True)
     assert caught.value.msg.startswith("Branch 'main', whose schema branch 'dev' of database 'shop' would start with, "
                                        "has 1 schema lint error")
     assert calls(server)[-1] == ("GET", "/main/schema/lint")
-    assert [method for method, _ in calls(server)] == ["GET"] * len(server.requests)
+    assert [r["method"] for r in server.requests] == ["GET"] * len(server.requests)
 
 
 def test_check_mode_create_predicts_the_settings(server):

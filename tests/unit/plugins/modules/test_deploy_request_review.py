@@ -66,7 +66,7 @@ def test_approve_when_the_user_already_approved_sends_no_write(server, body):
     server.script[0][1]["next_page"] = 2
     result = run(server, body=body, diff=True)
     assert result["changed"] is False and result["review"] == mine
-    assert [method for method, _ in calls(server)] == ["GET", "GET", "GET"]
+    assert [r["method"] for r in server.requests] == ["GET", "GET", "GET"]
     assert result["diff"]["before"] == result["diff"]["after"] == dict(state="approved", body="LGTM")
 
 
@@ -102,20 +102,20 @@ def test_check_mode_predicts_the_review_and_writes_nothing(server):
     result = run(server, check_mode=True, diff=True, action="comment", body="Soon.")
     assert result == dict(changed=True, review=dict(state="commented", body="Soon."),
                           diff=dict(before={}, after=dict(state="commented", body="Soon.")))
-    assert [method for method, _ in calls(server)] == ["GET", "GET"]
+    assert [r["method"] for r in server.requests] == ["GET", "GET"]
 
 
 def test_a_review_whose_answer_was_lost_is_read_back_and_not_posted_twice(server, sleeps):
     server.script = [page(), (200, ME), (502, dict(code="bad_gateway")), page(review(body="ok", review_id="r2"))]
     result = run(server, body="ok")
     assert result["changed"] is True and result["review"]["id"] == "r2"
-    assert [method for method, _ in calls(server)] == ["GET", "GET", "POST", "GET"]
+    assert [r["method"] for r in server.requests] == ["GET", "GET", "POST", "GET"]
 
 
 def test_a_lost_review_that_reading_shows_was_not_applied_is_posted_again(server, sleeps):
     server.script = [page(), (200, ME), (502, dict(code="bad_gateway")), page(), (201, review())]
     assert run(server)["changed"] is True
-    assert [method for method, _ in calls(server)] == ["GET", "GET", "POST", "GET", "POST"]
+    assert [r["method"] for r in server.requests] == ["GET", "GET", "POST", "GET", "POST"]
     assert len(sleeps) == 1
 
 
@@ -126,7 +126,7 @@ def test_an_access_token_that_cannot_read_its_user_fails_before_any_write(server
     assert caught.value.msg == ("The access token cannot read the user it acts for (GET /user answered HTTP 403), so "
                                 "the module cannot tell this reviewer's reviews from others' and would review twice: "
                                 "give the token the read_user scope.")
-    assert [method for method, _ in calls(server)] == ["GET", "GET"]
+    assert [r["method"] for r in server.requests] == ["GET", "GET"]
 
 
 def test_an_access_token_s_user_is_the_reviewer(server):
@@ -135,8 +135,7 @@ def test_an_access_token_s_user_is_the_reviewer(server):
     assert result["changed"] is False and result["review"]["id"] == "r5"
 
 
-def test_a_service_token_in_the_environment_is_not_the_reviewer_when_the_task_gives_an_access_token(server,
-                                                                                                     monkeypatch):
+def test_a_service_token_in_the_environment_is_not_the_reviewer_beside_an_access_token(server, monkeypatch):
     monkeypatch.setenv("PLANETSCALE_SERVICE_TOKEN_ID", "svc-env")
     monkeypatch.setenv("PLANETSCALE_SERVICE_TOKEN", "env-s3cret")
     server.script = [page(review(actor="svc-env")), (200, ME), (201, review())]
