@@ -11,8 +11,8 @@ short_description: Read the schema of a branch and its lint errors
 version_added: 0.2.0
 description:
   - Returns the tables of a branch's schema, each with its DDL, and every lint error of the schema (every page).
-  - A lint error (for example a table without a primary or unique key) blocks deploy requests and enabling safe
-    migrations (see M(planetscale.cloud.branch) and M(planetscale.cloud.deploy_request)).
+  - A lint error (for example a table without a primary or unique key) blocks deploy requests, and enabling safe
+    migrations with M(planetscale.cloud.branch).
   - A branch, database or organization that does not exist is an error.
 author:
   - planetscale.cloud contributors (@planetscale-ansible)

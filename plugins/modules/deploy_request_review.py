@@ -19,7 +19,7 @@ description:
     write. With a service token, the reviewer is the token (its reviews' C(actor.id) is O(service_token_id)) and,
     where C(GET /user) answers for the token, also the user it names.
   - When the answer to the review is lost, the module reads the reviews again and does not post twice.
-  - A database that requires approval for deploys lets M(planetscale.cloud.deploy_request) deploy once approved.
+  - A database that requires approval for deploys deploys a request only once it is approved.
 author:
   - planetscale.cloud contributors (@planetscale-ansible)
 options:
