@@ -127,8 +127,11 @@ class BranchSchemaInfo(InfoModule):
                     lint_errors=read_lint_errors(self.client, branch_path, keyspace))
 
     def not_found_hint(self):
-        return "Check that organization %r, database %r and branch %r exist and that the credentials can see them." % (
-            self.params["organization"], self.params["database"], self.params["branch"])
+        names = ["organization %r" % self.params["organization"], "database %r" % self.params["database"],
+                 "branch %r" % self.params["branch"]]
+        if self.params["keyspace"]:
+            names.append("keyspace %r" % self.params["keyspace"])
+        return "Check that %s and %s exist and that the credentials can see them." % (", ".join(names[:-1]), names[-1])
 
 
 def main():

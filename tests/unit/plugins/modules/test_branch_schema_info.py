@@ -69,6 +69,14 @@ def test_an_answer_without_a_list_of_tables_is_a_sentence(server):
         run(server)
 
 
+def test_a_missing_keyspace_is_named_in_the_hint(server):
+    server.script = [(404, dict(code="not_found", message="Keyspace not found"))]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, keyspace="other")
+    assert caught.value.msg.endswith("Check that organization 'acme', database 'shop', branch 'dev' and keyspace 'other' "
+                                     "exist and that the credentials can see them.")
+
+
 @pytest.mark.parametrize("args, message", [(dict(branch=".."), "branch must be a name, not '..'."),
                                            (dict(database="a/b"), "database must be a name, not 'a/b'.")])
 def test_bad_input_fails_before_any_request(server, args, message):
