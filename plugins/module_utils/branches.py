@@ -67,15 +67,17 @@ CREATE_OPTIONS = ("backup_id", "restore_point", "seed_data", "cluster_size")
 REFUSALS = (400, 409, 422)
 
 
-def readiness(label):
-    """The wait for a branch (label: "branch 'dev' of database 'shop'") to be ready, or asleep."""
+def readiness(label, need=None):
+    """The wait for a branch (label: "branch 'dev' of database 'shop'") to be ready, or asleep; need: what the
+    task does next that needs it ready ("be promoted"), when waiting is not the user's choice."""
     what = capital(label)
+    remedy = "it must be ready to %s: raise wait_timeout" % need if need else "raise wait_timeout or set wait to false"
     return Waiter(
         "%s to be ready" % label, done=lambda b: b.get("ready") or b.get("state") in ASLEEP,
         state=lambda b: b.get("state"), key="branch",
         failed=lambda b: "%s was deleted while waiting for it to be ready." % what if b is None else None,
-        timed_out=lambda b, timeout: "%s was not ready after %s seconds (state %r); raise wait_timeout or set wait "
-                                     "to false." % (what, timeout, b.get("state")))
+        timed_out=lambda b, timeout: "%s was not ready after %s seconds (state %r); %s." % (
+            what, timeout, b.get("state"), remedy))
 
 
 def promotion(label, production):
@@ -164,17 +166,18 @@ class BranchResource(Resource):
 
     def update(self, resource, changes):
         name, branch = resource["name"], resource
+        wrote = self.created or "deletion_protected" in changes or changes.get("safe_migrations") is False
         if "deletion_protected" in changes:
             branch = self.client.patch(self.url(name), json=dict(deletion_protected=changes["deletion_protected"]))
         if changes.get("safe_migrations") is False:
             branch = self.client.delete(self.url(name, "safe-migrations")) or self.read()
         if "production" in changes:
-            branch = self.ready(branch)
+            branch = self.ready(branch, wrote, "be %s" % ("promoted" if changes["production"] else "demoted"))
             branch = self.client.post(self.url(name, "promote" if changes["production"] else "demote")) or self.read()
             branch = promotion(self.label(), changes["production"]).wait(self.read, self.params["wait_timeout"],
-                                                                         current=branch)
+                                                                         current=branch, changed=True)
         if changes.get("safe_migrations"):
-            branch = self.ready(branch)
+            branch = self.ready(branch, wrote or "production" in changes, "enable safe migrations")
             try:
                 branch = self.client.post(self.url(name, "safe-migrations")) or self.read()
             except ApiError as error:
@@ -184,11 +187,13 @@ class BranchResource(Resource):
                 raise ModuleFailure(self.explain(error), status=error.status, error=error.as_dict())
         return with_cluster_name(branch)
 
-    def ready(self, branch):
-        """The branch once it is ready (or asleep): promoting it and enabling safe migrations need that."""
+    def ready(self, branch, changed, need):
+        """The branch once it is ready (or asleep), which what the task does next needs. changed: whether this run
+        has written already, for the result of a timeout."""
         if branch.get("ready"):
             return branch
-        return readiness(self.label()).wait(self.read, self.params["wait_timeout"], current=branch)
+        return readiness(self.label(), need).wait(self.read, self.params["wait_timeout"], current=branch,
+                                                  changed=changed)
 
     def delete(self, resource):
         if resource.get("deletion_protected") and self.params["deletion_protected"] is False:

@@ -89,6 +89,30 @@ def test_a_promotion_that_never_shows_fails_after_wait_timeout_with_the_branch(s
     assert caught.value.msg.startswith("Waited 10 seconds for branch 'dev' of database 'shop' to be promoted to "
                                        "production; the last state was 'development'.")
     assert caught.value.result["branch"]["production"] is False
+    assert caught.value.result["changed"] is True  # the promotion was sent
+
+
+@pytest.mark.parametrize("args, changed", [(dict(), False), (dict(deletion_protected=True), True)],
+                         ids=["nothing-sent", "protected-first"])
+def test_a_branch_that_is_never_ready_to_be_promoted_fails_saying_whether_anything_was_written(server, sleeps, args,
+                                                                                              changed):
+    server.script = [(200, branch("pending")), (200, branch("pending", deletion_protected=True))]
+    server.default = (200, branch("pending"))
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, production=True, wait_timeout=5, **args)
+    assert caught.value.msg == ("Branch 'dev' of database 'shop' was not ready after 5 seconds (state 'pending'); it "
+                                "must be ready to be promoted: raise wait_timeout.")
+    assert caught.value.result["changed"] is changed
+    assert "POST" not in [r["method"] for r in server.requests]
+
+
+def test_a_new_branch_that_is_never_ready_to_be_promoted_fails_as_changed(server, sleeps):
+    server.script = [NOT_FOUND, (201, branch("pending"))]
+    server.default = (200, branch("pending"))
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, parent_branch="main", production=True, wait_timeout=5)
+    assert caught.value.result["changed"] is True
+    assert [r["method"] for r in server.requests].count("POST") == 1
 
 
 def test_a_branch_that_is_not_ready_is_waited_for_before_it_is_promoted(server, sleeps):
