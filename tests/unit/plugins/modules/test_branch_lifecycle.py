@@ -94,8 +94,7 @@ def test_a_promotion_that_never_shows_fails_after_wait_timeout_with_the_branch(s
 
 @pytest.mark.parametrize("args, changed", [(dict(), False), (dict(deletion_protected=True), True)],
                          ids=["nothing-sent", "protected-first"])
-def test_a_branch_that_is_never_ready_to_be_promoted_fails_saying_whether_anything_was_written(server, sleeps, args,
-                                                                                              changed):
+def test_a_branch_never_ready_to_be_promoted_fails_saying_whether_anything_was_written(server, sleeps, args, changed):
     server.script = [(200, branch("pending")), (200, branch("pending", deletion_protected=True))]
     server.default = (200, branch("pending"))
     with pytest.raises(ModuleFailure) as caught:
