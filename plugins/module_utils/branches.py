@@ -152,15 +152,15 @@ class BranchResource(Resource):
         elif self.params["safe_migrations"] and not resource.get("safe_migrations"):
             self.refuse_lint_errors(resource["name"])
 
-    def refuse_lint_errors(self, branch, error=None):
+    def refuse_lint_errors(self, branch, error=None, changed=False):
         """Fail, naming every lint error, when the schema of branch (this one, or the parent a new one copies) has
-        any; error is the API's refusal this explains."""
+        any; error is the API's refusal this explains, changed whether this run wrote before it."""
         errors = read_lint_errors(self.client, self.url(branch))
         if not errors:
             return
         subject = capital(self.label()) if branch == self.params["name"] else (
             "Branch %r, whose schema %s would start with," % (branch, self.label()))
-        extra = dict(status=error.status, error=error.as_dict()) if error is not None else {}
+        extra = dict(status=error.status, error=error.as_dict(), changed=changed) if error is not None else {}
         raise ModuleFailure(UNSAFE_SCHEMA % (subject, len(errors), "" if len(errors) == 1 else "s",
                                              "it" if len(errors) == 1 else "them", lint_sentence(errors)), **extra)
 
@@ -177,14 +177,15 @@ class BranchResource(Resource):
             branch = promotion(self.label(), changes["production"]).wait(self.read, self.params["wait_timeout"],
                                                                          current=branch, changed=True)
         if changes.get("safe_migrations"):
-            branch = self.ready(branch, wrote or "production" in changes, "enable safe migrations")
+            wrote = wrote or "production" in changes
+            branch = self.ready(branch, wrote, "enable safe migrations")
             try:
                 branch = self.client.post(self.url(name, "safe-migrations")) or self.read()
             except ApiError as error:
                 if error.status not in REFUSALS:
                     raise
-                self.refuse_lint_errors(name, error)  # the lint errors, else the API's own words (lint read once)
-                raise ModuleFailure(self.explain(error), status=error.status, error=error.as_dict())
+                self.refuse_lint_errors(name, error, changed=wrote)  # else the API's own words (lint read once)
+                raise ModuleFailure(self.explain(error), status=error.status, error=error.as_dict(), changed=wrote)
         return with_cluster_name(branch)
 
     def ready(self, branch, changed, need):

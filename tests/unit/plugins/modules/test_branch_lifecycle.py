@@ -171,8 +171,17 @@ def test_a_refusal_of_safe_migrations_because_of_new_lint_errors_lists_them(serv
     assert caught.value.msg.startswith("Branch 'dev' of database 'shop' has 1 schema lint error, and safe migrations "
                                        "cannot be enabled until the schema has none; fix it: table 'logs' of keyspace "
                                        "'shop': NO_UNIQUE_KEY")
-    assert caught.value.result["status"] == status
+    assert caught.value.result["status"] == status and caught.value.result["changed"] is False
     assert calls(server)[-2:] == [("POST", "/dev/safe-migrations"), ("GET", "/dev/schema/lint")]
+
+
+@pytest.mark.parametrize("lint_then", [[lint(NO_KEY)], [lint()]], ids=["lint-errors", "api-words"])
+def test_a_refusal_of_safe_migrations_after_the_promotion_fails_as_changed(server, lint_then):
+    server.script = [(200, branch()), lint(), (200, branch(production=True)),
+                     (422, {"code": "unprocessable", "message": "no"})] + lint_then
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, production=True, safe_migrations=True)
+    assert caught.value.result["changed"] is True and caught.value.result["status"] == 422
 
 
 def test_a_refusal_of_safe_migrations_without_lint_errors_is_the_api_s_own(server):
