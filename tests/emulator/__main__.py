@@ -1,4 +1,5 @@
-"""python -m emulator [--host H] [--port P] [--ready-delay S] [--rate-limit N] [--tls --cert-dir DIR]
+"""python -m emulator [--host H] [--port P] [--ready-delay S] [--deploy-check-delay S] [--deploy-step-delay S]
+[--revert-window S] [--rate-limit N] [--tls --cert-dir DIR]
 [--lean | --list-envelope full|no_totals|bare --cluster-rate-name --type-keys]"""
 
 import argparse
@@ -16,6 +17,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8787, help="0 picks a free port (printed when ready)")
     parser.add_argument("--ready-delay", type=float, default=2.0, help="seconds until a new branch is ready")
+    parser.add_argument("--deploy-check-delay", type=float, default=1.0,
+                        help="seconds a new deploy request stays pending (its deploy check)")
+    parser.add_argument("--deploy-step-delay", type=float, default=1.0,
+                        help="seconds each step of a deploy, cancel or revert takes")
+    parser.add_argument("--revert-window", type=float, default=1800.0,
+                        help="seconds a deployed request can be reverted")
     parser.add_argument("--rate-limit", type=int, default=None, help="requests a minute per credential")
     parser.add_argument("--token-ttl", type=int, default=3600, help="OAuth access token lifetime in seconds")
     parser.add_argument("--tls", action="store_true", help="serve HTTPS with a generated certificate")
@@ -63,7 +70,9 @@ def settings_of(args: argparse.Namespace) -> Settings:
     given = {key: value for key, value in shapes.items() if value is not None}
     if args.lean:
         given["lean"] = True
-    return Settings(ready_delay=args.ready_delay, rate_limit=args.rate_limit, token_ttl=args.token_ttl, **given)
+    return Settings(ready_delay=args.ready_delay, rate_limit=args.rate_limit, token_ttl=args.token_ttl,
+                    deploy_check_delay=args.deploy_check_delay, deploy_step_delay=args.deploy_step_delay,
+                    revert_window=args.revert_window, **given)
 
 
 def count_connections(config: uvicorn.Config, app) -> None:

@@ -15,13 +15,22 @@ from pydantic import BaseModel
 from .models import (
     AppTokenRequest,
     BranchCreate,
+    BranchUpdate,
     CursorPage,
+    DeployBody,
+    DeployRequestCreate,
+    DeployRequestUpdate,
+    EnableBody,
     MemberAdd,
     Page,
     PasswordCreate,
     PasswordUpdate,
+    ReviewCreate,
+    SafeMigrationsUpdate,
+    SchemaList,
     TeamCreate,
     TeamUpdate,
+    ThrottlerUpdate,
 )
 from .records import ApiError, OAuthError, OrgRecord, Paging, Principal, Window, unauthorized, unprocessable
 from .state import World
@@ -34,6 +43,8 @@ BRANCH = DB + "/branches/{branch}"
 PASSWORD = BRANCH + "/passwords/{password_id}"
 REPORT = BRANCH + "/query-patterns/{report_id}"
 TEAM = ORG + "/teams/{team}"
+DEPLOY_REQUESTS = DB + "/deploy-requests"
+DEPLOY_REQUEST = DEPLOY_REQUESTS + "/{number}"
 APP = ORG + "/oauth-applications/{application_id}"
 
 
@@ -166,8 +177,172 @@ async def get_branch(database: str, branch: str, call: OrgCall):
 
 @router.delete(BRANCH)
 async def delete_branch(database: str, branch: str, call: OrgCall):
-    call.world.delete_branch(call.org, database, branch)
+    call.world.delete_branch(call.org, database, branch, call.who)
     return no_content()
+
+
+@router.patch(BRANCH)
+async def update_branch(database: str, branch: str, body: BranchUpdate, call: OrgCall):
+    return call.reply(call.world.update_branch(call.org, database, branch, body))
+
+
+@router.post(BRANCH + "/promote")
+async def promote_branch(database: str, branch: str, call: OrgCall):
+    return call.reply(call.world.promote_branch(call.org, database, branch))
+
+
+@router.post(BRANCH + "/demote")
+async def demote_branch(database: str, branch: str, call: OrgCall):
+    return call.reply(call.world.demote_branch(call.org, database, branch))
+
+
+@router.post(BRANCH + "/safe-migrations")
+async def enable_safe_migrations(database: str, branch: str, call: OrgCall):
+    return call.reply(call.world.set_safe_migrations(call.org, database, branch, True))
+
+
+@router.put(BRANCH + "/safe-migrations")
+async def update_safe_migrations(database: str, branch: str, body: SafeMigrationsUpdate, call: OrgCall):
+    return call.reply(call.world.set_safe_migrations(call.org, database, branch, body.safe_migrations))
+
+
+@router.delete(BRANCH + "/safe-migrations")
+async def disable_safe_migrations(database: str, branch: str, call: OrgCall):
+    return call.reply(call.world.set_safe_migrations(call.org, database, branch, False))
+
+
+@router.get(BRANCH + "/schema")
+async def branch_schema(
+    database: str, branch: str, call: OrgCall, keyspace: str | None = None, namespace: str | None = None
+):
+    return call.reply(SchemaList(data=call.world.branch_schema(call.org, database, branch, keyspace)))
+
+
+@router.get(BRANCH + "/schema/lint")
+async def branch_schema_lint(database: str, branch: str, call: OrgCall, pages: Pages):
+    return call.page(pages, call.world.branch_lint(call.org, database, branch, pages))
+
+
+# ---------------------------------------------------------------- deploy requests
+
+
+@router.get(DEPLOY_REQUESTS)
+async def list_deploy_requests(
+    database: str,
+    call: OrgCall,
+    pages: Pages,
+    state: str | None = None,
+    branch: str | None = None,
+    into_branch: str | None = None,
+    deployed_at: str | None = None,
+    running_at: str | None = None,
+):
+    found = call.world.deploy_requests(call.org, database, pages, state, branch, into_branch)
+    return call.page(pages, found)
+
+
+@router.post(DEPLOY_REQUESTS)
+async def create_deploy_request(database: str, body: DeployRequestCreate, call: OrgCall):
+    return call.reply(call.world.create_deploy_request(call.org, database, body, call.who), 201)
+
+
+@router.get(DB + "/deploy-queue")
+async def deploy_queue(database: str, call: OrgCall, pages: Pages):
+    return call.page(pages, call.world.deploy_queue(call.org, database, pages))
+
+
+@router.get(DEPLOY_REQUEST)
+async def get_deploy_request(database: str, number: int, call: OrgCall):
+    return call.reply(call.world.deploy_request(call.org, database, number))
+
+
+@router.patch(DEPLOY_REQUEST)
+async def close_deploy_request(database: str, number: int, body: DeployRequestUpdate, call: OrgCall):
+    return call.reply(call.world.close_deploy_request(call.org, database, number, body, call.who))
+
+
+@router.get(DEPLOY_REQUEST + "/deployment")
+async def get_deployment(database: str, number: int, call: OrgCall):
+    return call.reply(call.world.deployment(call.org, database, number))
+
+
+@router.get(DEPLOY_REQUEST + "/operations")
+async def list_deploy_operations(database: str, number: int, call: OrgCall, pages: Pages):
+    return call.page(pages, call.world.deploy_operations(call.org, database, number, pages))
+
+
+@router.post(DEPLOY_REQUEST + "/deploy")
+async def queue_deploy_request(
+    database: str, number: int, call: OrgCall, body: Annotated[DeployBody | None, Body()] = None
+):
+    return call.reply(call.world.deploy(call.org, database, number, body or DeployBody(), call.who))
+
+
+@router.post(DEPLOY_REQUEST + "/apply-deploy")
+async def apply_deploy(database: str, number: int, call: OrgCall):
+    return call.reply(call.world.apply_deploy(call.org, database, number, call.who))
+
+
+@router.post(DEPLOY_REQUEST + "/cancel")
+async def cancel_deploy_request(database: str, number: int, call: OrgCall):
+    return call.reply(call.world.cancel_deploy(call.org, database, number, call.who))
+
+
+@router.post(DEPLOY_REQUEST + "/skip-revert")
+async def skip_revert_period(database: str, number: int, call: OrgCall):
+    return call.reply(call.world.skip_revert(call.org, database, number))
+
+
+@router.post(DEPLOY_REQUEST + "/revert")
+async def revert_deploy(database: str, number: int, call: OrgCall):
+    return call.reply(call.world.revert(call.org, database, number, call.who))
+
+
+@router.post(DEPLOY_REQUEST + "/complete-deploy")
+async def complete_errored_deploy(database: str, number: int, call: OrgCall):
+    return call.reply(call.world.complete_errored_deploy(call.org, database, number))
+
+
+@router.post(DEPLOY_REQUEST + "/force-cutover")
+async def force_cutover(database: str, number: int, call: OrgCall):
+    return call.reply(call.world.force_cutover(call.org, database, number))
+
+
+@router.put(DEPLOY_REQUEST + "/auto-apply")
+async def update_auto_apply(database: str, number: int, body: EnableBody, call: OrgCall):
+    return call.reply(call.world.auto_apply(call.org, database, number, body.enable, call.who))
+
+
+@router.put(DEPLOY_REQUEST + "/auto-delete-branch")
+async def update_auto_delete_branch(database: str, number: int, body: EnableBody, call: OrgCall):
+    return call.reply(call.world.auto_delete_branch(call.org, database, number, body.enable))
+
+
+@router.get(DEPLOY_REQUEST + "/reviews")
+async def list_reviews(database: str, number: int, call: OrgCall, pages: Pages):
+    return call.page(pages, call.world.reviews(call.org, database, number, pages))
+
+
+@router.post(DEPLOY_REQUEST + "/reviews")
+async def review_deploy_request(
+    database: str, number: int, call: OrgCall, body: Annotated[ReviewCreate | None, Body()] = None
+):
+    return call.reply(call.world.review(call.org, database, number, body or ReviewCreate(), call.who), 201)
+
+
+@router.get(DEPLOY_REQUEST + "/throttler")
+async def get_throttler(database: str, number: int, call: OrgCall):
+    return call.reply(call.world.throttler(call.org, database, number))
+
+
+@router.patch(DEPLOY_REQUEST + "/throttler")
+async def update_throttler(database: str, number: int, body: ThrottlerUpdate, call: OrgCall):
+    return call.reply(call.world.update_throttler(call.org, database, number, body))
+
+
+@router.get(DEPLOY_REQUEST + "/storage-check")
+async def storage_check(database: str, number: int, call: OrgCall):
+    return call.reply(call.world.storage_check(call.org, database, number))
 
 
 # ---------------------------------------------------------------- passwords

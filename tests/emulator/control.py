@@ -1,5 +1,6 @@
 """The control API under /_emulator/: world, reset, request log, faults, settings, clock,
-consent stand-in, bulk fixtures, and the signed download URLs of query-pattern reports."""
+consent stand-in, bulk fixtures, DDL on a branch, database settings, and the signed download URLs of
+query-pattern reports."""
 
 from typing import Annotated
 
@@ -9,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .api import base_url, world_of
 from .oauth import CODE_LIFETIME
-from .records import Settings, expand_lean, stamp
+from .records import Settings, expand_lean, not_found, stamp
 from .seed import SeedRequest, build_world, seed_fixtures
 from .traffic import FaultRules, Traffic
 
@@ -20,6 +21,20 @@ class ClockAdvance(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     advance_seconds: float = Field(ge=0)
+
+
+class DdlRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    statements: list[str] = Field(min_length=1)
+
+
+class DatabaseSettings(BaseModel):
+    """Database settings the tests need before the database PATCH of the resource API exists."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    require_approval_for_deploy: bool | None = None
 
 
 class CodeRequest(BaseModel):
@@ -129,6 +144,25 @@ async def authorization_code(request: Request, body: CodeRequest):
 @router.post("/seed")
 async def seed(request: Request, body: SeedRequest):
     return seed_fixtures(world_of(request), body)
+
+
+@router.post("/branches/{organization}/{database}/{branch}/ddl")
+async def branch_ddl(request: Request, organization: str, database: str, branch: str, body: DdlRequest):
+    """DDL on a branch, standing in for a MySQL connection: 422 for a statement it cannot parse."""
+    return world_of(request).apply_branch_ddl(organization, database, branch, body.statements)
+
+
+@router.post("/databases/{organization}/{database}")
+async def database_settings(request: Request, organization: str, database: str, body: DatabaseSettings):
+    world = world_of(request)
+    with world.lock:
+        org = world.orgs.get(organization)
+        if org is None:
+            raise not_found("Organization")
+        model = world.find_database(org, database).model
+        for key, value in body.model_dump(exclude_none=True).items():
+            setattr(model, key, value)
+        return {key: getattr(model, key) for key in DatabaseSettings.model_fields}
 
 
 @router.get("/signed/{report_id}")

@@ -411,6 +411,204 @@ class TokenGrant(BaseModel):
     scope: str
 
 
+
+# ---------------------------------------------------------------- schemas and deploy requests
+
+
+class SchemaTable(BaseModel):
+    name: str
+    html: str
+    raw: str
+
+
+class SchemaList(BaseModel):
+    data: list[SchemaTable]
+
+
+class LintError(BaseModel):
+    lint_error: str
+    subject_type: Literal["table", "vschema", "routing_rules"] = "table"
+    keyspace_name: str
+    table_name: str
+    error_description: str
+    docs_url: str
+    column_name: str = ""
+    foreign_key_column_names: list[str] = []
+    auto_increment_column_names: list[str] = []
+    charset_name: str = ""
+    engine_name: str = ""
+    vindex_name: str = ""
+    json_path: str = ""
+    check_constraint_name: str = ""
+    enum_value: str = ""
+    partitioning_type: str = ""
+    partition_name: str = ""
+
+
+DeploymentState = Literal[
+    "pending", "ready", "no_changes", "queued", "submitting", "in_progress", "pending_cutover",
+    "in_progress_vschema", "in_progress_cancel", "in_progress_cutover", "complete", "complete_cancel",
+    "complete_error", "complete_pending_revert", "in_progress_revert", "in_progress_revert_vschema",
+    "complete_revert", "complete_revert_error", "cancelled", "error",
+]
+OperationState = Literal["pending", "queued", "in_progress", "complete", "cancelled", "error"]
+
+
+class DeployOperation(Record):
+    record_type: ClassVar[str] = "DeployOperation"
+
+    id: str
+    state: OperationState = "pending"
+    keyspace_name: str
+    table_name: str
+    operation_name: str
+    eta_seconds: float | None = None
+    progress_percentage: float | None = None
+    deploy_error_docs_url: str | None = None
+    ddl_statement: str
+    syntax_highlighted_ddl: str
+    created_at: str
+    updated_at: str
+    throttled_at: str | None = None
+    can_drop_data: bool
+    table_locked: bool = False
+    table_recently_used: bool = False
+    table_recently_used_at: str | None = None
+    removed_foreign_key_names: list[str] = []
+    deploy_errors: str | None = None
+
+
+class ShardOperation(BaseModel):
+    id: str
+    shard: str
+    state: OperationState
+    progress_percentage: float
+    eta_seconds: int
+
+
+class DeployOperationSummary(BaseModel):
+    id: str
+    created_at: str
+    deploy_errors: str
+    ddl_statement: str
+    eta_seconds: int
+    keyspace_name: str
+    operation_name: str
+    progress_percentage: float
+    state: Literal["pending", "in_progress", "complete", "cancelled", "error"]
+    syntax_highlighted_ddl: str
+    table_name: str
+    table_recently_used_at: str | None = None
+    throttled_at: str | None = None
+    removed_foreign_key_names: list[str] = []
+    shard_count: int = 1
+    shard_names: list[str] = ["-"]
+    can_drop_data: bool
+    table_recently_used: bool = False
+    sharded: bool = False
+    operations: list[ShardOperation]
+
+
+class Deployment(Record):
+    record_type: ClassVar[str] = "Deployment"
+
+    id: str
+    auto_cutover: bool
+    auto_delete_branch: bool
+    created_at: str
+    cutover_at: str | None = None
+    cutover_expiring: bool = False
+    deploy_check_errors: str | None = None
+    finished_at: str | None = None
+    force_cutover_requested_at: str | None = None
+    queued_at: str | None = None
+    ready_to_cutover_at: str | None = None
+    started_at: str | None = None
+    state: DeploymentState = "pending"
+    submitted_at: str | None = None
+    updated_at: str
+    into_branch: str
+    deploy_request_number: int
+    deployable: bool = False
+    preceding_deployments: list[dict[str, Any]] = []
+    deploy_operations: list[DeployOperation] = []
+    deploy_operation_summaries: list[DeployOperationSummary] = []
+    lint_errors: list[LintError] = []
+    sequential_diff_dependencies: list[dict[str, Any]] = []
+    lookup_vindex_operations: list[dict[str, Any]] = []
+    throttler_configurations: dict[str, Any] | None = None
+    deployment_revert_request: dict[str, Any] | None = None
+    actor: Actor | None = None
+    cutover_actor: Actor | None = None
+    cancelled_actor: Actor | None = None
+    schema_last_updated_at: str | None = None
+    table_locked: bool = False
+    locked_table_name: str | None = None
+    instant_ddl: bool = False
+    instant_ddl_eligible: bool = False
+    queue_paused: bool = False
+    queue_pause_reason: str | None = None
+
+
+class DeployRequest(Record):
+    record_type: ClassVar[str] = "DeployRequest"
+
+    id: str
+    number: int
+    actor: Actor
+    closed_by: Actor | None = None
+    branch: str
+    branch_id: str
+    branch_deleted: bool = False
+    branch_deleted_by: Actor | None = None
+    branch_deleted_at: str | None = None
+    into_branch: str
+    into_branch_sharded: bool = False
+    into_branch_shard_count: int = 1
+    into_branch_keyspace_count: int = 1
+    approved: bool = False
+    state: Literal["open", "closed"] = "open"
+    deployment_state: DeploymentState = "pending"
+    deployment: Deployment
+    num_comments: int = 0
+    html_url: Link
+    notes: str = ""
+    html_body: str = ""
+    created_at: str
+    updated_at: str
+    closed_at: str | None = None
+    deployed_at: str | None = None
+
+
+class DeployReview(Record):
+    record_type: ClassVar[str] = "DeployRequestReview"
+
+    id: str
+    body: str
+    html_body: str
+    state: Literal["commented", "approved"]
+    created_at: str
+    updated_at: str
+    actor: Actor
+
+
+class ThrottlerConfiguration(BaseModel):
+    keyspace_name: str
+    ratio: float
+
+
+class Throttler(BaseModel):
+    keyspaces: list[str]
+    configurable: ResourceRef
+    configurations: list[ThrottlerConfiguration]
+
+
+class StorageCheck(BaseModel):
+    enough_storage: bool = True
+    upgradeable: bool = False
+    storage_bytes_needed: int = 0
+    storage_report: dict[str, dict[str, dict[str, Any]]] = {}
+
 # ---------------------------------------------------------------- envelopes
 
 
@@ -458,6 +656,7 @@ def _iso8601(value: str) -> str:
 Cidr = Annotated[StrictStr, AfterValidator(_ip_or_cidr)]
 Iso8601 = Annotated[StrictStr, AfterValidator(_iso8601)]
 Name = Annotated[StrictStr, Field(min_length=1, max_length=255)]
+BranchName = Annotated[StrictStr, Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$")]
 
 
 class Body(BaseModel):
@@ -467,7 +666,7 @@ class Body(BaseModel):
 
 
 class BranchCreate(Body):
-    name: Annotated[StrictStr, Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$")]
+    name: BranchName
     parent_branch: Name
     backup_id: StrictStr | None = None
     region: StrictStr | None = None
@@ -507,6 +706,51 @@ class TeamUpdate(Body):
 
 class MemberAdd(Body):
     user_id: Name
+
+
+
+class BranchUpdate(Body):
+    new_name: BranchName | None = None
+    deletion_protected: StrictBool | None = None
+
+
+class SafeMigrationsUpdate(Body):
+    safe_migrations: StrictBool
+
+
+class DeployRequestCreate(Body):
+    branch: Name
+    into_branch: Name
+    notes: StrictStr = ""
+    auto_cutover: StrictBool = True
+    auto_delete_branch: StrictBool = False
+
+
+class DeployRequestUpdate(Body):
+    state: Literal["closed"] | None = None
+
+
+class DeployBody(Body):
+    instant_ddl: StrictBool = False
+
+
+class EnableBody(Body):
+    enable: StrictBool
+
+
+class ReviewCreate(Body):
+    state: Literal["commented", "approved"] = "commented"
+    body: StrictStr = ""
+
+
+class ThrottlerKeyspace(Body):
+    keyspace_name: Name
+    ratio: Annotated[float, Field(ge=0, le=95)]
+
+
+class ThrottlerUpdate(Body):
+    ratio: Annotated[StrictInt, Field(ge=0, le=95)] | None = None
+    configurations: list[ThrottlerKeyspace] | None = None
 
 
 class AppTokenRequest(Body):

@@ -8,7 +8,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from itertools import islice
-from typing import Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -26,6 +26,7 @@ from .models import (
     TeamMember,
     User,
 )
+from .schema import Schema
 
 T = TypeVar("T")
 
@@ -97,6 +98,14 @@ class Settings(BaseModel):
     )
     cluster_rate_name: bool = Field(False, description="branch records carry cluster_rate_name, not cluster_name")
     type_keys: bool = Field(False, description='records carry "type" ("Branch", "Region", ...)')
+    deploy_check_delay: float = Field(1.0, ge=0, description="seconds a new deploy request stays pending (its check)")
+    deploy_step_delay: float = Field(1.0, ge=0, description="seconds each step of a deploy, cancel or revert takes")
+    revert_window: float = Field(1800.0, ge=0, description="seconds a deployed request can be reverted")
+    deploy_fail_state: Literal["error", "complete_error", "cancelled", "complete_revert_error"] | None = Field(
+        None,
+        description="deploys started while set end in this state after in_progress (complete_revert_error: "
+        "reverts started while set end so); null: deploys succeed",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -184,6 +193,7 @@ class BranchRecord:
     ready_at: datetime
     passwords: dict[str, PasswordRecord] = field(default_factory=dict)
     reports: dict[str, ReportRecord] = field(default_factory=dict)
+    schema: Schema = field(default_factory=dict)  # table name -> Table (schema.py)
 
     def settle(self, now: datetime) -> Branch:
         ready = now >= self.ready_at
@@ -196,6 +206,7 @@ class BranchRecord:
 class DatabaseRecord:
     model: Database
     branches: dict[str, BranchRecord] = field(default_factory=dict)
+    deploy_requests: dict[int, Any] = field(default_factory=dict)  # number -> deploys.DeployRecord
 
 
 @dataclass

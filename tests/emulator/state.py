@@ -11,6 +11,7 @@ follow the emulator clock: real UTC time plus an offset that the control API adv
 They are computed when a resource is read ("settled"), so nothing runs in the background.
 """
 
+import copy
 import hashlib
 import hmac
 import random
@@ -38,6 +39,8 @@ from .models import (
     TeamUpdate,
     User,
 )
+from .deploys import DeployRequests
+from .lifecycle import BranchLifecycle
 from .oauth import Authority
 from .records import (
     ID_ALPHABET,
@@ -67,7 +70,7 @@ SIGNED_URL_LIFETIME = timedelta(minutes=5)
 SSO_MANAGED = "Teams managed by single sign-on cannot be updated"
 
 
-class World:
+class World(BranchLifecycle, DeployRequests):
     def __init__(self, settings: Settings):
         self.lock = threading.RLock()
         self.settings = settings
@@ -177,6 +180,8 @@ class World:
         )
         delay = 0 if ready else self.settings.ready_delay
         record = BranchRecord(model, ready_at=created + timedelta(seconds=delay))
+        if parent is not None:
+            record.schema = copy.deepcopy(parent.schema)  # a new branch starts with its parent's schema
         db.branches[name] = record
         record.settle(self.now())
         return record
@@ -308,9 +313,11 @@ class World:
         return db.model
 
     def find_database(self, org: OrgRecord, name: str) -> DatabaseRecord:
+        """The database, its deploy requests settled (so its branches and schemas are as of now)."""
         db = org.databases.get(name)
         if db is None:
             raise not_found("Database")
+        self.settle_deploys(db)
         return db
 
     def find_branch(self, org: OrgRecord, database: str, name: str) -> BranchRecord:
@@ -369,11 +376,19 @@ class World:
         return record.model
 
     @locked
-    def delete_branch(self, org: OrgRecord, database: str, name: str) -> None:
+    def delete_branch(self, org: OrgRecord, database: str, name: str, who: Principal) -> None:
         branch = self.find_branch(org, database, name)
+        if branch.model.deletion_protected:
+            raise unprocessable(f"Branch {name!r} is deletion protected: turn deletion protection off before "
+                                "deleting it")
         if branch.model.production:
             raise unprocessable(f"Branch {name!r} is a production branch and cannot be deleted")
-        del org.databases[database].branches[name]
+        self.remove_branch(org.databases[database], name, who.user.actor(), stamp(self.now()))
+
+    def remove_branch(self, db: DatabaseRecord, name: str, who, when: str) -> None:
+        """Delete a branch; deploy requests from it say so (those not deployed yet are closed)."""
+        branch = db.branches.pop(name)
+        self.branch_deleted(db, branch.model.id, who, when)
 
     # ------------------------------------------------------------ passwords
 

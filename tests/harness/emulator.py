@@ -208,6 +208,17 @@ class Emulator:
         """Fixtures: teams, team members, passwords, query-pattern reports (tests/emulator/README.md)."""
         return self.control("POST", "/seed", fixtures)
 
+    def ddl(self, database, branch, statements, organization=None):
+        """Run DDL statements on a branch, as a MySQL connection would (CREATE/ALTER/DROP TABLE...); a statement
+        the emulator cannot parse, or one the schema refuses, raises HarnessError (HTTP 422) and changes nothing."""
+        return self.control("POST", "/branches/%s/%s/%s/ddl" % (organization or self.world["organization"], database,
+                                                                branch), dict(statements=list(statements)))
+
+    def database_settings(self, database, organization=None, **values):
+        """Settings of a database the resource API cannot change yet: require_approval_for_deploy."""
+        return self.control("POST", "/databases/%s/%s" % (organization or self.world["organization"], database),
+                            values)
+
     def requests(self):
         """The request log since the last reset or clear: method, path, status, fault, credential..."""
         return self.control("GET", "/requests")

@@ -1,6 +1,7 @@
 import re
 import threading
 import time
+from pathlib import Path
 
 import httpx2
 import pytest
@@ -19,6 +20,7 @@ MAIN = f"{DB}/branches/main"
 RECORDER = Recorder()
 TALLY = Tally()
 _published: list[PublishedApi] = []
+COVERAGE_FAILED: list[bool] = []  # set when the whole suite left an operation without a validated success answer
 
 
 def published_api() -> PublishedApi | None:
@@ -65,6 +67,11 @@ def published():
 def pytest_sessionfinish(session):
     if check_recorded() or TALLY.violations:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    # the whole suite gets a validated success answer from every /v1 operation the emulator serves
+    if published_api() is not None and session.testsfailed == 0 and whole_suite(session) \
+            and unexercised_operations():
+        COVERAGE_FAILED.append(True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -85,24 +92,50 @@ def pytest_terminal_summary(terminalreporter):
     outside = ", ".join(f"{why} x{n}" for why, n in sorted(TALLY.outside.items()))
     write(f"  {counts['outside']} responses outside the published API, not validated: {outside or 'none'}")
     unexercised = unexercised_operations()
-    write(f"  emulator operations without a validated success answer: {', '.join(unexercised) or 'none'}")
+    write(f"  emulator operations without a validated success answer: {', '.join(unexercised) or 'none'}",
+          red=bool(unexercised))
+    if unexercised and COVERAGE_FAILED:
+        write("  the whole suite must get a validated success answer from every operation: the session fails",
+              red=True)
     if TALLY.violations:
         write(describe(TALLY.violations[:20]), red=True)
 
 
-def unexercised_operations() -> list[str]:
-    """The emulator's /v1 routes that no test got a validated success answer from."""
+def api_routes(routes=None) -> list:
+    """Every route of the emulator app, through the routers it includes (newer FastAPI wraps them)."""
+    found = []
+    for route in create_app(Settings()).routes if routes is None else routes:
+        inner = getattr(route, "original_router", None)
+        found += api_routes(inner.routes) if inner is not None else [route]
+    return found
+
+
+def emulator_operations() -> dict[str, str]:
+    """The published operation of each /v1 route of the emulator ("METHOD template"), by route."""
     published = published_api()
-    missing = []
-    for route in create_app(Settings()).routes:
+    operations = {}
+    for route in api_routes():
         if not getattr(route, "path", "").startswith("/v1/"):
             continue
         sample = re.sub(r"\{[^}]+\}", "x", route.path)
         for method in sorted(route.methods):
-            operation = published.operation(method, sample)
-            if operation not in TALLY.operations:
-                missing.append(operation or f"{method} {route.path} (not in the published OpenAPI)")
-    return missing
+            operations[f"{method} {route.path}"] = published.operation(method, sample)
+    return operations
+
+
+def unexercised_operations() -> list[str]:
+    """The emulator's /v1 routes that no test got a validated success answer from."""
+    return [operation or f"{route} (not in the published OpenAPI)"
+            for route, operation in emulator_operations().items() if operation not in TALLY.operations]
+
+
+def whole_suite(session) -> bool:
+    """The session ran every test of the suite (not narrowed by -k, -m, --lf or paths)."""
+    option = session.config.option
+    if getattr(option, "keyword", "") or getattr(option, "markexpr", "") or getattr(option, "lf", False):
+        return False
+    here = Path(__file__).resolve().parent
+    return all(Path(arg.split("::")[0]).resolve() in (here, here.parent) for arg in session.config.args)
 
 
 class Api:

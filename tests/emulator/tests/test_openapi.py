@@ -10,8 +10,8 @@ from fastapi.testclient import TestClient
 from emulator import Settings, create_app
 from emulator.models import Team
 
-from .conftest import MAIN, Api
-from .openapi_check import Exchange, PublishedApi, Recorder, missing_reason
+from .conftest import MAIN, Api, emulator_operations
+from .openapi_check import Exchange, PublishedApi, Recorder, missing_reason, reference_files
 
 TEAM = "/v1/organizations/acme/teams/engineering"
 
@@ -140,3 +140,25 @@ def test_without_the_reference_files_the_check_says_why(tmp_path):
     assert str(tmp_path) in reason and "platform-openapi-*.json" in reason and "not validated" in reason
     (tmp_path / "platform-openapi-subset.json").write_text("{}")
     assert missing_reason(tmp_path) is None
+
+
+def test_the_operations_of_the_emulator_are_found_through_its_routers(published):
+    """The coverage of operations (conftest.unexercised_operations) reads the routes of every included router."""
+    operations = emulator_operations()
+    assert operations["GET /v1/user"] == "GET /user"
+    assert operations["POST /v1/organizations/{organization}/databases/{database}/deploy-requests"] == \
+        "POST /organizations/{organization}/databases/{database}/deploy-requests"
+    assert None not in operations.values(), [route for route, op in operations.items() if op is None]
+
+
+@pytest.mark.parametrize("group", ["deploy_requests", "branch_lifecycle"])
+def test_every_operation_of_a_scope_group_is_served(published, group):
+    """Issue 19's groups of the published OpenAPI: the emulator answers each operation (and the whole suite
+    gets a validated success answer from each, conftest.pytest_sessionfinish)."""
+    declared = set()
+    for path in reference_files():
+        for template, item in json.loads(path.read_text()).get("paths", {}).items():
+            declared |= {f"{method.upper()} {template}" for method, operation in item.items()
+                         if isinstance(operation, dict) and operation.get("x-next-scope-group") == group}
+    assert declared, f"no operation of group {group} in the published OpenAPI"
+    assert declared - set(emulator_operations().values()) == set()

@@ -11,6 +11,8 @@ Runs on the controller, like the lookup of the same name that reads the control 
     emulator: {seed: {teams: {count: 120, prefix: squad}}}
     emulator: {settings: {ready_delay: 60}}
     emulator: {advance_clock: 3300}              # seconds
+    emulator: {ddl: {branch: dev, statements: ["CREATE TABLE t (id bigint PRIMARY KEY)"]}}  # database: app
+    emulator: {database: {require_approval_for_deploy: true}}                               # database: app
     emulator: {authorization_code: {}}           # the consent screen; default: the seeded application
     emulator: {access_token: {}}                 # a code exchanged at /oauth/token, as the seeded user
 
@@ -28,7 +30,8 @@ from urllib.parse import urlencode
 from ansible.module_utils.urls import open_url
 from ansible.plugins.action import ActionBase
 
-ACTIONS = ('reset', 'clear', 'faults', 'seed', 'settings', 'advance_clock', 'authorization_code', 'access_token')
+ACTIONS = ('reset', 'clear', 'faults', 'seed', 'settings', 'advance_clock', 'ddl', 'database', 'authorization_code',
+           'access_token')
 
 ARGUMENT_SPEC = {
     'url': {'type': 'str'},
@@ -38,6 +41,17 @@ ARGUMENT_SPEC = {
     'seed': {'type': 'dict'},
     'settings': {'type': 'dict'},
     'advance_clock': {'type': 'float'},
+    'ddl': {'type': 'dict', 'options': {
+        'organization': {'type': 'str'},
+        'database': {'type': 'str'},
+        'branch': {'type': 'str', 'required': True},
+        'statements': {'type': 'list', 'elements': 'str', 'required': True},
+    }},
+    'database': {'type': 'dict', 'options': {
+        'organization': {'type': 'str'},
+        'database': {'type': 'str'},
+        'require_approval_for_deploy': {'type': 'bool'},
+    }},
     'authorization_code': {'type': 'dict'},
     'access_token': {'type': 'dict'},
 }
@@ -104,6 +118,17 @@ class ActionModule(ActionBase):
         if args['advance_clock'] is not None:
             return call(control + '/clock', 'POST', {'advance_seconds': args['advance_clock']})
         world = call(control + '/world')
+        if args['ddl'] is not None:
+            options = args['ddl']
+            path = '/'.join((options['organization'] or world['organization'], options['database'] or world['database'],
+                             options['branch']))
+            return call('%s/branches/%s/ddl' % (control, path), 'POST', {'statements': options['statements']})
+        if args['database'] is not None:
+            options = args['database']
+            changes = dict((key, value) for key, value in options.items()
+                           if key not in ('organization', 'database') and value is not None)
+            return call('%s/databases/%s/%s' % (control, options['organization'] or world['organization'],
+                                                options['database'] or world['database']), 'POST', changes)
         app = world['oauth_application']
         request = dict({'client_id': app['client_id'], 'redirect_uri': app['redirect_uri']},
                        **(args['authorization_code'] or args['access_token'] or {}))

@@ -1,0 +1,611 @@
+"""Deploy requests: a development branch's schema into a production branch, on the emulator clock.
+
+The state machine (timings are settings, records.Settings)::
+
+    create -> pending --deploy_check_delay--> ready | no_changes | error (lint errors)
+    deploy -> queued --step--> in_progress --step--> complete_pending_revert --revert_window--> complete
+                                           \\-> (auto_cutover false) pending_cutover
+                                                   --apply-deploy / auto-apply--> in_progress_cutover --step-->
+                                                   complete_pending_revert
+                                           \\-> (instant_ddl) complete (no revert window)
+                                           \\-> (deploy_fail_state set when queued) that state
+    skip-revert: complete_pending_revert -> complete
+    revert: complete_pending_revert -> in_progress_revert --step--> complete_revert (or complete_revert_error)
+    cancel: queued -> cancelled; in_progress, pending_cutover -> in_progress_cancel --step--> complete_cancel
+
+The schema goes live on the production branch on entering complete_pending_revert (the request is then
+closed and deployed); a revert puts the tables back as they were. ``step`` is deploy_step_delay.
+Transitions happen when anything in the database is read ("settled"), at the time they were due.
+"""
+
+from copy import deepcopy as _copy
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from html import escape
+
+from .models import (
+    Actor,
+    DeployBody,
+    DeployOperation,
+    DeployOperationSummary,
+    DeployRequest,
+    DeployRequestCreate,
+    DeployRequestUpdate,
+    Deployment,
+    DeployReview,
+    LintError,
+    ResourceRef,
+    ReviewCreate,
+    ShardOperation,
+    StorageCheck,
+    Throttler,
+    ThrottlerConfiguration,
+    ThrottlerUpdate,
+)
+from .records import DatabaseRecord, OrgRecord, Paging, Principal, Window, invalid_params, locked, not_found, stamp
+from .records import unprocessable, window
+from .schema import Change, diff, highlight, lint
+
+CHECKED = ("pending", "ready", "no_changes", "error")  # before any deploy: a schema change re-checks them
+DEPLOYING = ("queued", "submitting", "in_progress", "pending_cutover", "in_progress_vschema", "in_progress_cutover",
+             "in_progress_cancel", "in_progress_revert", "in_progress_revert_vschema")
+REDEPLOYABLE = ("ready", "cancelled", "complete_cancel")
+LIST_STATES = ("open", "closed", "deployed")
+OPERATION_NAMES = {"CREATE": "CREATE", "ALTER": "ALTER", "DROP": "DROP"}
+
+
+@dataclass
+class OperationRecord:
+    model: DeployOperation
+    change: Change
+
+
+@dataclass
+class DeployRecord:
+    """A deploy request, its deployment, and what drives its state."""
+
+    model: DeployRequest
+    operations: list[OperationRecord] = field(default_factory=list)
+    reviews: list[DeployReview] = field(default_factory=list)
+    next_at: datetime | None = None  # when the current state ends by itself (None: it waits for a call)
+    fail_state: str | None = None  # where the running deploy ends (deploy_fail_state when it was queued)
+    revert_fails: bool = False
+    instant: bool = False
+    throttle_ratio: float = 0.0
+
+    @property
+    def state(self) -> str:
+        return self.model.deployment.state
+
+    def render(self) -> DeployRequest:
+        deployment = self.model.deployment
+        deployment.deploy_operations = [op.model for op in self.operations]
+        deployment.deploy_operation_summaries = [summary(op.model) for op in self.operations]
+        self.model.deployment_state = deployment.state
+        self.model.approved = any(review.state == "approved" for review in self.reviews)
+        self.model.num_comments = len(self.reviews)
+        return self.model
+
+
+def summary(op: DeployOperation) -> DeployOperationSummary:
+    state = "pending" if op.state == "queued" else op.state
+    progress = op.progress_percentage or 0.0
+    eta = int(op.eta_seconds or 0)
+    return DeployOperationSummary(
+        id=op.id,
+        created_at=op.created_at,
+        deploy_errors=op.deploy_errors or "",
+        ddl_statement=op.ddl_statement,
+        eta_seconds=eta,
+        keyspace_name=op.keyspace_name,
+        operation_name=op.operation_name,
+        progress_percentage=progress,
+        state=state,
+        syntax_highlighted_ddl=op.syntax_highlighted_ddl,
+        table_name=op.table_name,
+        can_drop_data=op.can_drop_data,
+        operations=[ShardOperation(id=op.id, shard="-", state=op.state, progress_percentage=progress,
+                                   eta_seconds=eta)],
+    )
+
+
+class DeployRequests:
+    """World methods of deploy requests (mixed into state.World: self.lock, self.now(), find_branch...)."""
+
+    # ------------------------------------------------------------ the clock
+
+    def settle_deploys(self, db: DatabaseRecord) -> None:
+        """Run every transition of the database's deploy requests that is due by now, at the time it was due."""
+        now = self.now()
+        for record in list(db.deploy_requests.values()):
+            while record.next_at is not None and record.next_at <= now:
+                at, record.next_at = record.next_at, None
+                self._advance(db, record, at)
+
+    def _advance(self, db: DatabaseRecord, record: DeployRecord, at: datetime) -> None:
+        state = record.state
+        if state == "pending":
+            self._check(db, record, at)
+        elif state == "queued":
+            self._enter(db, record, "in_progress", at)
+        elif state == "in_progress":
+            if record.fail_state:
+                self._enter(db, record, record.fail_state, at)
+            elif record.instant:
+                self._enter(db, record, "complete", at)
+            elif record.model.deployment.auto_cutover:
+                self._enter(db, record, "complete_pending_revert", at)
+            else:
+                self._enter(db, record, "pending_cutover", at)
+        elif state == "in_progress_cutover":
+            self._enter(db, record, "complete_pending_revert", at)
+        elif state == "complete_pending_revert":
+            self._enter(db, record, "complete", at)
+        elif state == "in_progress_revert":
+            self._enter(db, record, "complete_revert_error" if record.revert_fails else "complete_revert", at)
+        elif state == "in_progress_cancel":
+            self._enter(db, record, "complete_cancel", at)
+
+    def _step(self, at: datetime) -> datetime:
+        return at + timedelta(seconds=self.settings.deploy_step_delay)
+
+    def _check(self, db: DatabaseRecord, record: DeployRecord, at: datetime) -> None:
+        """The deploy check: the difference from the production branch, and the lint of what it touches."""
+        dr = record.model
+        record.fail_state = None
+        source = db.branches.get(dr.branch)
+        target = db.branches.get(dr.into_branch)
+        changes = diff(source.schema, target.schema) if source and target else []
+        record.operations = [self._operation(db, change, at) for change in changes]
+        touched = [c.table_name for c in changes if c.after is not None]
+        errors = lint(source.schema, db.model.name, touched) if source else []
+        deployment = dr.deployment
+        deployment.lint_errors = [LintError(**error) for error in errors]
+        deployment.instant_ddl_eligible = bool(changes) and all(c.instant_eligible for c in changes)
+        if not changes:
+            deployment.deploy_check_errors = None
+            self._enter(db, record, "no_changes", at)
+        elif errors:
+            deployment.deploy_check_errors = "; ".join(
+                f"{e['table_name']}: {e['lint_error']}: {e['error_description']}" for e in errors)
+            self._enter(db, record, "error", at)
+        else:
+            deployment.deploy_check_errors = None
+            self._enter(db, record, "ready", at)
+
+    def _operation(self, db: DatabaseRecord, change: Change, at: datetime) -> OperationRecord:
+        ddl = change.ddl()
+        model = DeployOperation(
+            id=self.new_id(),
+            keyspace_name=db.model.name,
+            table_name=change.table_name,
+            operation_name=OPERATION_NAMES[change.operation],
+            ddl_statement=ddl,
+            syntax_highlighted_ddl=highlight(ddl),
+            created_at=stamp(at),
+            updated_at=stamp(at),
+            can_drop_data=change.can_drop_data,
+            progress_percentage=0.0,
+            eta_seconds=None,
+        )
+        return OperationRecord(model, change)
+
+    def _operations_to(self, record: DeployRecord, state: str, at: datetime, progress: float | None = None,
+                       error: str | None = None) -> None:
+        for op in record.operations:
+            op.model.state = state
+            op.model.updated_at = stamp(at)
+            if progress is not None:
+                op.model.progress_percentage = progress
+                op.model.eta_seconds = 0.0 if progress >= 100 else self.settings.deploy_step_delay
+            op.model.deploy_errors = error
+
+    def _enter(self, db: DatabaseRecord, record: DeployRecord, state: str, at: datetime,
+               who: Actor | None = None) -> None:
+        """Move the deployment to ``state`` at time ``at``: its effects, and when it ends by itself."""
+        dr, deployment = record.model, record.model.deployment
+        when = stamp(at)
+        deployment.state = state
+        deployment.updated_at = dr.updated_at = when
+        record.next_at = None
+        if state in ("complete_error", "error") and record.fail_state:
+            deployment.finished_at = when
+            deployment.deployable = False
+            self._operations_to(record, "error", at, None,
+                                f"The deploy failed ({state}): emulated by deploy_fail_state")
+        elif state in ("ready", "no_changes", "error"):
+            deployment.deployable = state == "ready"
+        elif state == "queued":
+            deployment.queued_at = deployment.submitted_at = when
+            deployment.started_at = deployment.finished_at = deployment.cutover_at = None
+            deployment.ready_to_cutover_at = deployment.force_cutover_requested_at = None
+            deployment.actor = who
+            deployment.cancelled_actor = deployment.cutover_actor = None
+            self._operations_to(record, "queued", at, 0.0)
+            record.next_at = self._step(at)
+        elif state == "in_progress":
+            deployment.started_at = when
+            self._operations_to(record, "in_progress", at, 50.0)
+            record.next_at = self._step(at)
+        elif state == "pending_cutover":
+            deployment.ready_to_cutover_at = when
+            self._operations_to(record, "complete", at, 100.0)
+        elif state == "in_progress_cutover":
+            deployment.cutover_actor = who
+            record.next_at = self._step(at)
+        elif state in ("complete_pending_revert", "complete") and dr.deployed_at is None:
+            self._go_live(db, record, at)
+            if state == "complete_pending_revert":
+                record.next_at = at + timedelta(seconds=self.settings.revert_window)
+            else:
+                self._finish(db, record)
+        elif state == "complete":
+            self._finish(db, record)
+        elif state == "cancelled":
+            deployment.finished_at = when
+            deployment.cancelled_actor = who
+            self._operations_to(record, "cancelled", at)
+        elif state == "in_progress_cancel":
+            deployment.cancelled_actor = who
+            record.next_at = self._step(at)
+        elif state == "complete_cancel":
+            deployment.finished_at = when
+            self._operations_to(record, "cancelled", at)
+        elif state == "in_progress_revert":
+            deployment.deployment_revert_request = {"id": self.new_id(), "state": "in_progress",
+                                                    "created_at": when, "actor": who.model_dump() if who else None}
+            record.next_at = self._step(at)
+        elif state in ("complete_revert", "complete_revert_error"):
+            if state == "complete_revert":
+                self._put_back(db, record, at)
+            if deployment.deployment_revert_request is not None:
+                deployment.deployment_revert_request["state"] = "complete" if state == "complete_revert" else "error"
+
+    def _go_live(self, db: DatabaseRecord, record: DeployRecord, at: datetime) -> None:
+        """The schema change reaches the production branch; the request is deployed and closed."""
+        dr, deployment = record.model, record.model.deployment
+        when = stamp(at)
+        target = db.branches.get(dr.into_branch)
+        if target is not None:
+            for op in record.operations:
+                change = op.change
+                if change.after is None:
+                    target.schema.pop(change.table_name, None)
+                else:
+                    target.schema[change.table_name] = _copy(change.after)
+            target.schema = dict(sorted(target.schema.items()))
+            target.model.schema_last_updated_at = when
+        self._operations_to(record, "complete", at, 100.0)
+        deployment.cutover_at = deployment.finished_at = when
+        deployment.schema_last_updated_at = when
+        dr.deployed_at = when
+        if dr.state == "open":
+            dr.state, dr.closed_at = "closed", when
+            dr.closed_by = deployment.actor
+
+    def _finish(self, db: DatabaseRecord, record: DeployRecord) -> None:
+        """The revert window is over: delete the branch when auto_delete_branch asks."""
+        dr = record.model
+        if dr.deployment.auto_delete_branch and not dr.branch_deleted:
+            branch = db.branches.get(dr.branch)
+            if branch is not None and branch.model.id == dr.branch_id and not branch.model.production \
+                    and not branch.model.deletion_protected:
+                self.remove_branch(db, dr.branch, dr.deployment.actor or dr.actor, dr.deployment.updated_at)
+
+    def _put_back(self, db: DatabaseRecord, record: DeployRecord, at: datetime) -> None:
+        target = db.branches.get(record.model.into_branch)
+        if target is None:
+            return
+        for op in record.operations:
+            change = op.change
+            if change.before is None:
+                target.schema.pop(change.table_name, None)
+            else:
+                target.schema[change.table_name] = _copy(change.before)
+        target.schema = dict(sorted(target.schema.items()))
+        target.model.schema_last_updated_at = stamp(at)
+
+    def recheck(self, db: DatabaseRecord, branch_name: str) -> None:
+        """The branch's schema changed: its open requests that were not deployed are checked again."""
+        now = self.now()
+        for record in db.deploy_requests.values():
+            dr = record.model
+            if dr.branch == branch_name and dr.state == "open" and record.state in CHECKED:
+                record.operations = []
+                dr.deployment.lint_errors = []
+                dr.deployment.deployable = False
+                dr.deployment.deploy_check_errors = None
+                dr.deployment.state = "pending"
+                dr.deployment.updated_at = dr.updated_at = stamp(now)
+                record.next_at = now + timedelta(seconds=self.settings.deploy_check_delay)
+
+    def branch_deleted(self, db: DatabaseRecord, branch_id: str, who: Actor, when: str) -> None:
+        """Requests from a deleted branch say so; those not deployed yet are closed."""
+        for record in db.deploy_requests.values():
+            dr = record.model
+            if dr.branch_id != branch_id:
+                continue
+            dr.branch_deleted, dr.branch_deleted_at, dr.branch_deleted_by = True, when, who
+            if dr.state == "open" and record.state not in DEPLOYING:
+                dr.state, dr.closed_at, dr.closed_by = "closed", when, who
+                dr.updated_at = when
+
+    def branch_renamed(self, db: DatabaseRecord, old: str, new: str) -> None:
+        for record in db.deploy_requests.values():
+            dr = record.model
+            if dr.branch == old:
+                dr.branch = new
+            if dr.into_branch == old:
+                dr.into_branch = dr.deployment.into_branch = new
+
+    # ------------------------------------------------------------ reads
+
+    def _deploy_request(self, org: OrgRecord, database: str, number: int) -> tuple[DatabaseRecord, DeployRecord]:
+        db = self.find_database(org, database)
+        record = db.deploy_requests.get(number)
+        if record is None:
+            raise not_found("Deploy request")
+        return db, record
+
+    @locked
+    def deploy_requests(self, org: OrgRecord, database: str, paging: Paging, state: str | None,
+                        branch: str | None, into_branch: str | None) -> Window[DeployRequest]:
+        if state is not None and state not in LIST_STATES:
+            raise invalid_params(f"state: must be one of {', '.join(LIST_STATES)}")
+        db = self.find_database(org, database)
+        found = []
+        for record in reversed(db.deploy_requests.values()):  # newest first
+            dr = record.model
+            if state == "deployed" and dr.deployed_at is None or state in ("open", "closed") and dr.state != state:
+                continue
+            if branch is not None and dr.branch != branch or into_branch is not None and dr.into_branch != into_branch:
+                continue
+            found.append(record)
+        page = window(found, paging)
+        return Window([record.render() for record in page.items], page.total)
+
+    @locked
+    def deploy_request(self, org: OrgRecord, database: str, number: int) -> DeployRequest:
+        return self._deploy_request(org, database, number)[1].render()
+
+    @locked
+    def deployment(self, org: OrgRecord, database: str, number: int) -> Deployment:
+        return self._deploy_request(org, database, number)[1].render().deployment
+
+    @locked
+    def deploy_operations(self, org: OrgRecord, database: str, number: int, paging: Paging) -> Window[DeployOperation]:
+        record = self._deploy_request(org, database, number)[1]
+        return window([op.model for op in record.operations], paging)
+
+    @locked
+    def deploy_queue(self, org: OrgRecord, database: str, paging: Paging) -> Window[Deployment]:
+        db = self.find_database(org, database)
+        queued = [r for r in db.deploy_requests.values() if r.state in DEPLOYING and r.state != "in_progress_revert"]
+        queued.sort(key=lambda r: (r.model.deployment.queued_at or "", r.model.number))
+        page = window(queued, paging)
+        return Window([record.render().deployment for record in page.items], page.total)
+
+    @locked
+    def reviews(self, org: OrgRecord, database: str, number: int, paging: Paging) -> Window[DeployReview]:
+        return window(self._deploy_request(org, database, number)[1].reviews, paging)
+
+    @locked
+    def throttler(self, org: OrgRecord, database: str, number: int) -> Throttler:
+        db, record = self._deploy_request(org, database, number)
+        dr = record.model
+        return Throttler(
+            keyspaces=[db.model.name],
+            configurable=ResourceRef(id=dr.id, name=str(dr.number), created_at=dr.created_at,
+                                     updated_at=dr.updated_at),
+            configurations=[ThrottlerConfiguration(keyspace_name=db.model.name, ratio=record.throttle_ratio)],
+        )
+
+    @locked
+    def storage_check(self, org: OrgRecord, database: str, number: int) -> StorageCheck:
+        db, record = self._deploy_request(org, database, number)
+        capacity, used = 100 * 2**30, 2**30
+        needed = 2**20 * sum(op.change.after is not None for op in record.operations)
+        shard = {"used": used, "capacity": capacity, "remaining": capacity - used,
+                 "percentage_used": round(100 * used / capacity, 2), "storage_needed": needed, "has_enough": True}
+        return StorageCheck(storage_bytes_needed=needed, storage_report={db.model.name: {"-": shard}})
+
+    # ------------------------------------------------------------ writes
+
+    @locked
+    def create_deploy_request(self, org: OrgRecord, database: str, body: DeployRequestCreate,
+                              who: Principal) -> DeployRequest:
+        db = self.find_database(org, database)
+        source = db.branches.get(body.branch)
+        if source is None:
+            raise unprocessable(f"Branch {body.branch!r} does not exist")
+        target = db.branches.get(body.into_branch)
+        if target is None:
+            raise unprocessable(f"Branch {body.into_branch!r} does not exist")
+        if body.branch == body.into_branch:
+            raise unprocessable("A deploy request needs two different branches")
+        if not target.model.production:
+            raise unprocessable(f"Deploy requests can only be created into a production branch: "
+                                f"{body.into_branch!r} is not a production branch")
+        if source.model.production:
+            raise unprocessable(f"Branch {body.branch!r} is a production branch: deploy requests come from "
+                                "development branches")
+        now = self.now()
+        if not source.settle(now).ready:
+            raise unprocessable(f"Branch {body.branch!r} is not ready yet")
+        for record in db.deploy_requests.values():
+            if record.model.branch == body.branch and record.model.state == "open":
+                raise unprocessable(f"An open deploy request already exists for branch {body.branch!r}: "
+                                    f"#{record.model.number}")
+        number = max(db.deploy_requests, default=0) + 1
+        when = stamp(now)
+        deployment = Deployment(
+            id=self.new_id(),
+            auto_cutover=body.auto_cutover,
+            auto_delete_branch=body.auto_delete_branch,
+            created_at=when,
+            updated_at=when,
+            into_branch=body.into_branch,
+            deploy_request_number=number,
+        )
+        model = DeployRequest(
+            id=self.new_id(),
+            number=number,
+            actor=who.user.actor(),
+            branch=body.branch,
+            branch_id=source.model.id,
+            into_branch=body.into_branch,
+            deployment=deployment,
+            html_url=f"{db.model.html_url}/deploy-requests/{number}",
+            notes=body.notes,
+            html_body=f"<p>{escape(body.notes)}</p>" if body.notes else "",
+            created_at=when,
+            updated_at=when,
+        )
+        record = DeployRecord(model, next_at=now + timedelta(seconds=self.settings.deploy_check_delay))
+        db.deploy_requests[number] = record
+        self.settle_deploys(db)
+        return record.render()
+
+    def _refuse(self, record: DeployRecord, action: str) -> None:
+        raise unprocessable(f"Deploy request #{record.model.number} cannot {action} while its deployment is "
+                            f"{record.state}")
+
+    @locked
+    def close_deploy_request(self, org: OrgRecord, database: str, number: int, body: DeployRequestUpdate,
+                             who: Principal) -> DeployRequest:
+        db, record = self._deploy_request(org, database, number)
+        dr = record.model
+        if body.state == "closed" and dr.state == "open":
+            if record.state in DEPLOYING:
+                raise unprocessable(f"Deploy request #{number} is deploying ({record.state}): cancel the deploy "
+                                    "before closing it")
+            when = stamp(self.now())
+            dr.state, dr.closed_at, dr.closed_by, dr.updated_at = "closed", when, who.user.actor(), when
+        return record.render()
+
+    @locked
+    def deploy(self, org: OrgRecord, database: str, number: int, body: DeployBody, who: Principal) -> DeployRequest:
+        db, record = self._deploy_request(org, database, number)
+        dr = record.model
+        if dr.state != "open":
+            raise unprocessable(f"Deploy request #{number} is closed")
+        if record.state == "pending":
+            raise unprocessable(f"Deploy request #{number} is still being checked (pending): deploy it once it "
+                                "is ready")
+        if record.state == "no_changes":
+            raise unprocessable(f"Deploy request #{number} has no schema changes to deploy")
+        if record.state == "error":
+            raise unprocessable(f"Deploy request #{number} is not deployable: {dr.deployment.deploy_check_errors}")
+        if record.state not in REDEPLOYABLE:
+            self._refuse(record, "be deployed")
+        target = db.branches.get(dr.into_branch)
+        if target is None or not target.model.production:
+            raise unprocessable(f"Deploy request #{number} cannot be deployed: {dr.into_branch!r} is not a "
+                                "production branch")
+        if db.model.require_approval_for_deploy and not record.render().approved:
+            raise unprocessable(f"Deploy request #{number} must be approved before it can be deployed: the "
+                                "database requires approval for deploys")
+        if body.instant_ddl and not dr.deployment.instant_ddl_eligible:
+            raise unprocessable(f"Deploy request #{number} is not eligible for instant DDL")
+        fail = self.settings.deploy_fail_state
+        record.fail_state = fail if fail != "complete_revert_error" else None
+        record.instant = dr.deployment.instant_ddl = body.instant_ddl
+        self._enter(db, record, "queued", self.now(), who.user.actor())
+        return record.render()
+
+    @locked
+    def apply_deploy(self, org: OrgRecord, database: str, number: int, who: Principal) -> DeployRequest:
+        db, record = self._deploy_request(org, database, number)
+        if record.state != "pending_cutover":
+            self._refuse(record, "apply its deploy (cut over)")
+        self._enter(db, record, "in_progress_cutover", self.now(), who.user.actor())
+        return record.render()
+
+    @locked
+    def force_cutover(self, org: OrgRecord, database: str, number: int) -> DeployRequest:
+        record = self._deploy_request(org, database, number)[1]
+        if record.state not in ("in_progress", "pending_cutover", "in_progress_cutover"):
+            self._refuse(record, "force a cutover")
+        record.model.deployment.force_cutover_requested_at = stamp(self.now())
+        return record.render()
+
+    @locked
+    def cancel_deploy(self, org: OrgRecord, database: str, number: int, who: Principal) -> DeployRequest:
+        db, record = self._deploy_request(org, database, number)
+        if record.state == "queued":
+            self._enter(db, record, "cancelled", self.now(), who.user.actor())
+        elif record.state in ("submitting", "in_progress", "pending_cutover"):
+            self._enter(db, record, "in_progress_cancel", self.now(), who.user.actor())
+        else:
+            self._refuse(record, "be cancelled")
+        return record.render()
+
+    @locked
+    def skip_revert(self, org: OrgRecord, database: str, number: int) -> DeployRequest:
+        db, record = self._deploy_request(org, database, number)
+        if record.state != "complete_pending_revert":
+            self._refuse(record, "skip its revert period")
+        self._enter(db, record, "complete", self.now())
+        return record.render()
+
+    @locked
+    def revert(self, org: OrgRecord, database: str, number: int, who: Principal) -> DeployRequest:
+        db, record = self._deploy_request(org, database, number)
+        if record.state != "complete_pending_revert":
+            self._refuse(record, "be reverted")
+        record.revert_fails = self.settings.deploy_fail_state == "complete_revert_error"
+        self._enter(db, record, "in_progress_revert", self.now(), who.user.actor())
+        return record.render()
+
+    @locked
+    def complete_errored_deploy(self, org: OrgRecord, database: str, number: int) -> DeployRequest:
+        db, record = self._deploy_request(org, database, number)
+        if record.state != "complete_error":
+            self._refuse(record, "complete an errored deploy")
+        record.fail_state = None
+        self._enter(db, record, "complete", self.now())
+        return record.render()
+
+    @locked
+    def auto_apply(self, org: OrgRecord, database: str, number: int, enable: bool, who: Principal) -> DeployRequest:
+        db, record = self._deploy_request(org, database, number)
+        record.model.deployment.auto_cutover = enable
+        if enable and record.state == "pending_cutover":
+            self._enter(db, record, "in_progress_cutover", self.now(), who.user.actor())
+        return record.render()
+
+    @locked
+    def auto_delete_branch(self, org: OrgRecord, database: str, number: int, enable: bool) -> DeployRequest:
+        record = self._deploy_request(org, database, number)[1]
+        record.model.deployment.auto_delete_branch = enable
+        return record.render()
+
+    @locked
+    def review(self, org: OrgRecord, database: str, number: int, body: ReviewCreate, who: Principal) -> DeployReview:
+        record = self._deploy_request(org, database, number)[1]
+        when = stamp(self.now())
+        review = DeployReview(
+            id=self.new_id(),
+            body=body.body,
+            html_body=f"<p>{escape(body.body)}</p>" if body.body else "",
+            state=body.state,
+            created_at=when,
+            updated_at=when,
+            actor=who.user.actor(),
+        )
+        record.reviews.append(review)
+        record.model.updated_at = when
+        return review
+
+    @locked
+    def update_throttler(self, org: OrgRecord, database: str, number: int, body: ThrottlerUpdate) -> Throttler:
+        db, record = self._deploy_request(org, database, number)
+        if body.ratio is not None:
+            record.throttle_ratio = float(body.ratio)
+        for configuration in body.configurations or []:
+            if configuration.keyspace_name != db.model.name:
+                raise unprocessable(f"Keyspace {configuration.keyspace_name!r} is not part of this deploy request")
+            record.throttle_ratio = configuration.ratio
+        return self.throttler(org, database, number)
+
+
