@@ -8,8 +8,11 @@ from __future__ import annotations
 import re
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
-from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital
-from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Waiter
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
+from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital
+from ansible_collections.planetscale.cloud.plugins.module_utils.schemas import lint_sentence, read_lint_errors
+from ansible_collections.planetscale.cloud.plugins.module_utils.settle import (
+    Waiter, check_wait_timeout, write_and_settle)
 
 # The platform's rule for the name of a new branch; it refuses any other name with 422.
 NEW_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")
@@ -51,8 +54,17 @@ def other_size(have, want):
 
 
 ASLEEP = ("sleeping", "sleep_in_progress")  # states that do not become ready by themselves
-PRODUCTION_DELETE = ("%s is a production branch, which the platform does not delete: demote it first (in the "
-                     "platform's UI or API), then delete it.")
+PRODUCTION_DELETE = ("%s is a production branch, which the platform does not delete: demote it first (a task with "
+                     "production: false), then delete it.")
+PROTECTED_DELETE = ("%s is protected from deletion (deletion_protected): set deletion_protected: false in this task, "
+                    "or in a task before it, to delete it.")
+UNSAFE_SCHEMA = ("%s has %d schema lint error%s, and safe migrations cannot be enabled until the schema has none; fix "
+                 "%s: %s.")
+# The settings that promote, demote, safe-migrations and PATCH change on an existing branch; never sent to create one.
+LIFECYCLE = ("production", "safe_migrations", "deletion_protected")
+CREATE_OPTIONS = ("backup_id", "restore_point", "seed_data", "cluster_size")
+# Refusals of a write (not a missing resource, a credential or the rate limit) that a lint error can explain.
+REFUSALS = (400, 409, 422)
 
 
 def readiness(label):
@@ -64,3 +76,137 @@ def readiness(label):
         failed=lambda b: "%s was deleted while waiting for it to be ready." % what if b is None else None,
         timed_out=lambda b, timeout: "%s was not ready after %s seconds (state %r); raise wait_timeout or set wait "
                                      "to false." % (what, timeout, b.get("state")))
+
+
+def promotion(label, production):
+    """The wait for a promotion (production true) or a demotion to show on the branch's record."""
+    what = capital(label)
+    return Waiter(
+        "%s to be %s" % (label, "promoted to production" if production else "demoted to development"),
+        done=lambda b: bool(b.get("production")) == production,
+        state=lambda b: "production" if b.get("production") else "development", key="branch",
+        failed=lambda b: "%s was deleted while waiting for it to be %s." % (
+            what, "promoted" if production else "demoted") if b is None else None)
+
+
+class BranchResource(Resource):
+    """The rules of a database branch: the module states its options and attributes; the hooks are here.
+
+    production, safe_migrations and deletion_protected are compared when given and changed in place, in this
+    order: deletion protection (PATCH), safe migrations off (DELETE), promote or demote (and wait until the
+    record shows it), safe migrations on (POST). Promoting and enabling safe migrations wait for the branch to
+    be ready first. Enabling safe migrations is refused, before any write, while the schema has lint errors.
+    """
+
+    def validate(self):
+        super().validate()
+        if self.params["state"] == "present":  # a name to create; state=absent may delete any name
+            check_new_name("name", self.params["name"])
+        else:
+            contrary = [name for name in LIFECYCLE if self.params.get(name)]
+            if contrary:
+                raise ModuleFailure("state absent deletes the branch, so %s: true cannot hold; leave %s out." % (
+                    contrary[0], "it" if len(contrary) == 1 else "them"))
+        check_create_options(self.params["cluster_size"], self.params["restore_point"])
+        check_wait_timeout(self.params)
+
+    def label(self):
+        return "branch %r of database %r" % (self.params["name"], self.params["database"])
+
+    def read(self):
+        return with_cluster_name(self.client.get(self.url(self.params["name"]), missing_ok=True))
+
+    def managed(self, resource):
+        fields = dict(name=resource.get("name"), parent_branch=resource.get("parent_branch"),
+                      region=(resource.get("region") or {}).get("slug"))
+        fields.update((name, bool(resource.get(name))) for name in LIFECYCLE if self.params.get(name) is not None)
+        return fields
+
+    def predict(self, resource, changes):
+        if resource is not None:
+            return dict(resource, **changes)
+        self.client.get(self.url(changes["parent_branch"]))  # an unknown database or parent fails as creating would
+        if changes.get("safe_migrations"):
+            self.refuse_lint_errors(changes["parent_branch"])
+        branch = dict(name=self.params["name"], parent_branch=changes["parent_branch"], state="pending", ready=False)
+        if changes.get("region"):
+            branch["region"] = dict(slug=changes["region"])
+        branch.update((name, changes[name]) for name in LIFECYCLE if name in changes)
+        return branch
+
+    def create(self, values):
+        if values.get("safe_migrations"):  # the new branch starts with its parent's schema
+            self.refuse_lint_errors(values["parent_branch"])
+        body = dict((name, value) for name, value in values.items() if name not in LIFECYCLE)
+        body.update((name, self.params[name]) for name in CREATE_OPTIONS if self.params[name] is not None)
+        return with_cluster_name(super().create(body))
+
+    def guard(self, resource):
+        if self.params["state"] == "absent":
+            if resource.get("production"):
+                raise ModuleFailure(PRODUCTION_DELETE % capital(self.label()))
+            if resource.get("deletion_protected") and self.params["deletion_protected"] is not False:
+                raise ModuleFailure(PROTECTED_DELETE % capital(self.label()))
+        elif self.params["safe_migrations"] and not resource.get("safe_migrations"):
+            self.refuse_lint_errors(resource["name"])
+
+    def refuse_lint_errors(self, branch, error=None):
+        """Fail, naming every lint error, when the schema of branch (this one, or the parent a new one copies) has
+        any; error is the API's refusal this explains."""
+        errors = read_lint_errors(self.client, self.url(branch))
+        if not errors:
+            return
+        subject = capital(self.label()) if branch == self.params["name"] else (
+            "Branch %r, whose schema %s would start with," % (branch, self.label()))
+        extra = dict(status=error.status, error=error.as_dict()) if error is not None else {}
+        raise ModuleFailure(UNSAFE_SCHEMA % (subject, len(errors), "" if len(errors) == 1 else "s",
+                                             "it" if len(errors) == 1 else "them", lint_sentence(errors)), **extra)
+
+    def update(self, resource, changes):
+        name, branch = resource["name"], resource
+        if "deletion_protected" in changes:
+            branch = self.client.patch(self.url(name), json=dict(deletion_protected=changes["deletion_protected"]))
+        if changes.get("safe_migrations") is False:
+            branch = self.client.delete(self.url(name, "safe-migrations")) or self.read()
+        if "production" in changes:
+            branch = self.ready(branch)
+            branch = self.client.post(self.url(name, "promote" if changes["production"] else "demote")) or self.read()
+            branch = promotion(self.label(), changes["production"]).wait(self.read, self.params["wait_timeout"],
+                                                                         current=branch)
+        if changes.get("safe_migrations"):
+            branch = self.ready(branch)
+            try:
+                branch = self.client.post(self.url(name, "safe-migrations")) or self.read()
+            except ApiError as error:
+                if error.status not in REFUSALS:
+                    raise
+                self.refuse_lint_errors(name, error)  # the lint errors, else the API's own words (lint read once)
+                raise ModuleFailure(self.explain(error), status=error.status, error=error.as_dict())
+        return with_cluster_name(branch)
+
+    def ready(self, branch):
+        """The branch once it is ready (or asleep): promoting it and enabling safe migrations need that."""
+        if branch.get("ready"):
+            return branch
+        return readiness(self.label()).wait(self.read, self.params["wait_timeout"], current=branch)
+
+    def delete(self, resource):
+        if resource.get("deletion_protected") and self.params["deletion_protected"] is False:
+            def lifted(error):  # pylint: disable=unused-argument
+                found = self.read()
+                return (found, True) if found is None or not found.get("deletion_protected") else None
+            write_and_settle(lambda: self.client.patch(self.url(resource["name"]), json=dict(deletion_protected=False)),
+                             read_back=lifted)
+        super().delete(resource)
+
+    def after_present(self, resource, changed):
+        size, have = self.params["cluster_size"], cluster_size(resource)
+        if not self.created and other_size(have, size):
+            self.ctx.warn("%s has cluster size %s, not %s: cluster_size only shapes a new branch, so it is left as it "
+                          "is." % (capital(self.label()), have, size))
+        if not self.params["wait"] or resource.get("ready") or self.ctx.check_mode:
+            return resource, changed
+        branch = readiness(self.label()).wait(self.read, self.params["wait_timeout"], current=resource, changed=changed)
+        if not branch.get("ready"):
+            self.ctx.warn("%s is %s, so it is not ready to serve queries." % (capital(self.label()), branch["state"]))
+        return branch, changed

@@ -37,6 +37,8 @@ options:
       - V(present) creates the branch if it does not exist.
       - V(absent) deletes the branch; a branch that does not exist is not a change.
       - A production branch is not deleted; the task fails, also in check mode, and says to demote it first.
+      - A protected branch (O(deletion_protected)) is not deleted unless the task sets O(deletion_protected=false),
+        which lifts the protection first; otherwise the task fails before any write, also in check mode.
     type: str
     choices: [present, absent]
     default: present
@@ -67,6 +69,22 @@ options:
       - The cluster size of the new branch, of the form V(SIZE_10) (or the platform's spelling V(PS_10)).
       - Required with O(backup_id).
     type: str
+  production:
+    description:
+      - V(true) promotes the branch to production, V(false) demotes it to development; the task waits until the
+        branch's record shows it. Promoting waits for the branch to be ready first, whatever O(wait) says.
+    type: bool
+  safe_migrations:
+    description:
+      - Enable (V(true)) or disable safe migrations, which let the schema of a production branch change only through
+        deploy requests. Enabling waits for the branch to be ready, and comes after a promotion in the same task.
+      - While the branch's schema has lint errors (see M(planetscale.cloud.branch_schema_info)), enabling fails
+        before any write, also in check mode, and lists them.
+    type: bool
+  deletion_protected:
+    description:
+      - Protect the branch from deletion (V(true)) or lift the protection. See O(state) for V(false) with V(absent).
+    type: bool
   wait:
     description:
       - Wait until the branch is ready to serve queries, polling with growing intervals.
@@ -74,7 +92,8 @@ options:
     default: true
   wait_timeout:
     description:
-      - Seconds to wait for the branch to be ready. The task fails after that, with the branch's last state.
+      - Seconds to wait for the branch to be ready, and for a promotion or demotion to be done. The task fails after
+        that, with the branch's last state.
     type: int
     default: 600
 extends_documentation_fragment:
@@ -110,6 +129,15 @@ EXAMPLES = r"""
     backup_id: k2l3m4n5o6p7
     cluster_size: PS_10
     wait_timeout: 1800
+
+- name: Promote main to production, protected, with safe migrations
+  planetscale.cloud.branch:
+    organization: acme
+    database: shop
+    name: main
+    production: true
+    safe_migrations: true
+    deletion_protected: true
 
 - name: Delete the preview branch
   planetscale.cloud.branch:
@@ -153,6 +181,12 @@ branch:
     production:
       description: Whether it is a production branch.
       type: bool
+    safe_migrations:
+      description: Whether safe migrations are enabled.
+      type: bool
+    deletion_protected:
+      description: Whether the branch is protected from deletion.
+      type: bool
     cluster_name:
       description: The cluster size of the branch (from C(cluster_rate_name) where the platform's record names it so).
       type: str
@@ -162,17 +196,13 @@ branch:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, ModuleFailure)
-from ansible_collections.planetscale.cloud.plugins.module_utils.branches import (
-    PRODUCTION_DELETE, check_create_options, check_new_name, cluster_size, other_size, readiness, with_cluster_name)
-from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital
-from ansible_collections.planetscale.cloud.plugins.module_utils.settle import check_wait_timeout
-
-CREATE_OPTIONS = ("backup_id", "restore_point", "seed_data", "cluster_size")
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import CONNECTION, CREDENTIALS, ORGANIZATION
+from ansible_collections.planetscale.cloud.plugins.module_utils.branches import LIFECYCLE, BranchResource
 
 
-class Branch(Resource):
+class Branch(BranchResource):
+    """Create-only: parent_branch, region. Changed in place: production, safe_migrations, deletion_protected."""
+
     option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION)
     argument_spec = dict(
         database=dict(type="str", required=True),
@@ -183,6 +213,9 @@ class Branch(Resource):
         restore_point=dict(type="str"),
         seed_data=dict(type="str", choices=["last_successful_backup"]),
         cluster_size=dict(type="str"),
+        production=dict(type="bool"),
+        safe_migrations=dict(type="bool"),
+        deletion_protected=dict(type="bool"),
         wait=dict(type="bool", default=True),
         wait_timeout=dict(type="int", default=600),
     )
@@ -191,54 +224,9 @@ class Branch(Resource):
     kind = "branch"
     api_path = ("databases", "{database}", "branches")
     key = "name"
-    fields = ("name", "parent_branch", "region")
+    fields = ("name", "parent_branch", "region") + LIFECYCLE
     create_only = ("parent_branch", "region")
     required_to_create = ("parent_branch",)
-
-    def validate(self):
-        super().validate()
-        if self.params["state"] == "present":  # a name to create; state=absent may delete any name
-            check_new_name("name", self.params["name"])
-        check_create_options(self.params["cluster_size"], self.params["restore_point"])
-        check_wait_timeout(self.params)
-
-    def label(self):
-        return "branch %r of database %r" % (self.params["name"], self.params["database"])
-
-    def read(self):
-        return with_cluster_name(self.client.get(self.url(self.params["name"]), missing_ok=True))
-
-    def managed(self, resource):
-        return dict(name=resource.get("name"), parent_branch=resource.get("parent_branch"),
-                    region=(resource.get("region") or {}).get("slug"))
-
-    def predict(self, resource, changes):
-        self.client.get(self.url(changes["parent_branch"]))  # an unknown database or parent fails as creating would
-        branch = dict(name=self.params["name"], parent_branch=changes["parent_branch"], state="pending", ready=False)
-        if changes.get("region"):
-            branch["region"] = dict(slug=changes["region"])
-        return branch
-
-    def create(self, values):
-        body = dict(values)
-        body.update((name, self.params[name]) for name in CREATE_OPTIONS if self.params[name] is not None)
-        return with_cluster_name(super().create(body))
-
-    def guard(self, resource):
-        if self.params["state"] == "absent" and resource.get("production"):
-            raise ModuleFailure(PRODUCTION_DELETE % capital(self.label()))
-
-    def after_present(self, resource, changed):
-        size, have = self.params["cluster_size"], cluster_size(resource)
-        if not self.created and other_size(have, size):
-            self.ctx.warn("%s has cluster size %s, not %s: cluster_size only shapes a new branch, so it is left as it "
-                          "is." % (capital(self.label()), have, size))
-        if not self.params["wait"] or resource.get("ready") or self.ctx.check_mode:
-            return resource, changed
-        branch = readiness(self.label()).wait(self.read, self.params["wait_timeout"], current=resource, changed=changed)
-        if not branch.get("ready"):
-            self.ctx.warn("%s is %s, so it is not ready to serve queries." % (capital(self.label()), branch["state"]))
-        return branch, changed
 
 
 def main():

@@ -193,7 +193,7 @@ def test_a_production_branch_is_not_deleted_and_check_mode_says_so_too(server):
             run(server, check_mode=check_mode, state="absent")
         messages.append(caught.value.msg)
     assert messages == ["Branch 'dev' of database 'shop' is a production branch, which the platform does not delete: "
-                        "demote it first (in the platform's UI or API), then delete it."] * 2
+                        "demote it first (a task with production: false), then delete it."] * 2
     assert methods(server) == ["GET", "GET"]
 
 
@@ -202,7 +202,7 @@ def test_a_refused_delete_of_a_branch_that_became_production_says_to_demote(serv
                      (200, branch(production=True))]
     with pytest.raises(ModuleFailure) as caught:
         run(server, state="absent")
-    assert caught.value.msg.endswith("demote it first (in the platform's UI or API), then delete it.")
+    assert caught.value.msg.endswith("demote it first (a task with production: false), then delete it.")
     assert caught.value.result["status"] == 422
 
 

@@ -1,0 +1,142 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: branch_schema_info
+short_description: Read the schema of a branch and its lint errors
+version_added: 0.2.0
+description:
+  - Returns the tables of a branch's schema, each with its DDL, and every lint error of the schema (every page).
+  - A lint error (for example a table without a primary or unique key) blocks deploy requests, and enabling safe
+    migrations with M(planetscale.cloud.branch).
+  - A branch, database or organization that does not exist is an error.
+author:
+  - planetscale.cloud contributors (@planetscale-ansible)
+options:
+  database:
+    description: The name of the database.
+    type: str
+    required: true
+  branch:
+    description: The name of the branch.
+    type: str
+    required: true
+  keyspace:
+    description:
+      - Only the tables of this keyspace, and only the lint errors about it. By default the whole schema.
+    type: str
+extends_documentation_fragment:
+  - planetscale.cloud.api
+  - planetscale.cloud.api.connection
+  - planetscale.cloud.api.organization
+  - planetscale.cloud.api.unused_auth_url
+  - planetscale.cloud.api.unused_oauth_client
+  - planetscale.cloud.attributes.info
+requirements:
+  - requests
+"""
+
+EXAMPLES = r"""
+- name: Read the schema of a development branch
+  planetscale.cloud.branch_schema_info:
+    organization: acme
+    database: shop
+    branch: add-orders
+  register: schema
+
+- name: Show the DDL of every table
+  ansible.builtin.debug:
+    msg: "{{ schema.schema | map(attribute='raw') | list }}"
+
+- name: Stop before opening a deploy request that lint errors would block
+  ansible.builtin.assert:
+    that: schema.lint_errors | length == 0
+    fail_msg: >-
+      Fix these first: {{ schema.lint_errors | map(attribute='table_name') | join(', ') }}
+"""
+
+RETURN = r"""
+schema:
+  description: The tables of the schema, in the order the API lists them.
+  returned: success
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: The name of the table.
+      type: str
+      sample: orders
+    raw:
+      description: The table's DDL (C(CREATE TABLE ...)).
+      type: str
+    html:
+      description: The DDL with syntax highlighting, in HTML.
+      type: str
+lint_errors:
+  description: Every lint error of the schema (of O(keyspace) when given); empty when there is none.
+  returned: success
+  type: list
+  elements: dict
+  contains:
+    lint_error:
+      description: The code of the error.
+      type: str
+      sample: NO_UNIQUE_KEY
+    subject_type:
+      description: What the error is about, V(table), V(vschema) or V(routing_rules).
+      type: str
+    keyspace_name:
+      description: The keyspace of the error.
+      type: str
+    table_name:
+      description: The table with the error.
+      type: str
+    error_description:
+      description: What is wrong, in words.
+      type: str
+    docs_url:
+      description: A link to the documentation of the error.
+      type: str
+"""
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
+    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule)
+from ansible_collections.planetscale.cloud.plugins.module_utils.schemas import read_lint_errors, read_schema
+
+
+class BranchSchemaInfo(InfoModule):
+    """The schema (one list) and the lint errors (every page) of one branch."""
+
+    option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION)
+    argument_spec = dict(
+        database=dict(type="str", required=True),
+        branch=dict(type="str", required=True),
+        keyspace=dict(type="str", no_log=False),  # a keyspace name, not a key
+    )
+    path_options = ("database", "branch")
+
+    def run(self):
+        branch_path = self.org_path("databases", self.params["database"], "branches", self.params["branch"])
+        keyspace = self.params["keyspace"]
+        return dict(schema=read_schema(self.client, branch_path, keyspace),
+                    lint_errors=read_lint_errors(self.client, branch_path, keyspace))
+
+    def not_found_hint(self):
+        names = ["organization %r" % self.params["organization"], "database %r" % self.params["database"],
+                 "branch %r" % self.params["branch"]]
+        if self.params["keyspace"]:
+            names.append("keyspace %r" % self.params["keyspace"])
+        return "Check that %s and %s exist and that the credentials can see them." % (", ".join(names[:-1]), names[-1])
+
+
+def main():
+    run_module(BranchSchemaInfo)
+
+
+if __name__ == "__main__":
+    main()

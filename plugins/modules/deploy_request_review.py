@@ -1,0 +1,163 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: deploy_request_review
+short_description: Approve or comment on a deploy request, once per reviewer
+version_added: 0.2.0
+description:
+  - Ensures that the reviewer the credentials act for has approved a deploy request, or has left a comment on it.
+  - Idempotent per reviewer. O(action=approve) sends nothing when this reviewer has approved the request already
+    (whatever the text of that approval). O(action=comment) sends nothing when this reviewer has left a comment
+    with the same O(body) (surrounding white space aside). Reviews by others never count.
+  - The reviewer is identified by the C(actor) of the review records. With an OAuth access token, the reviewer is the
+    user that C(GET /user) names, so the token needs the C(read_user) scope; without it the task fails before any
+    write. With a service token, the reviewer is the token (its reviews' C(actor.id) is O(service_token_id)) and,
+    where C(GET /user) answers for the token, also the user it names.
+  - When the answer to the review is lost, the module reads the reviews again and does not post twice.
+  - A database that requires approval for deploys deploys a request only once it is approved.
+author:
+  - planetscale.cloud contributors (@planetscale-ansible)
+options:
+  database:
+    description: The name of the database.
+    type: str
+    required: true
+  number:
+    description: The number of the deploy request.
+    type: int
+    required: true
+  action:
+    description:
+      - V(approve) approves the deploy request; V(comment) leaves the comment O(body).
+    type: str
+    choices: [approve, comment]
+    default: approve
+  body:
+    description:
+      - The text of the review. Required with O(action=comment), where it tells one comment from another.
+      - With O(action=approve), the text sent with a new approval; it is not compared with an existing one.
+    type: str
+extends_documentation_fragment:
+  - planetscale.cloud.api
+  - planetscale.cloud.api.connection
+  - planetscale.cloud.api.organization
+  - planetscale.cloud.api.unused_auth_url
+  - planetscale.cloud.api.unused_oauth_client
+  - planetscale.cloud.attributes.resource
+requirements:
+  - requests
+"""
+
+EXAMPLES = r"""
+- name: Approve deploy request 42
+  planetscale.cloud.deploy_request_review:
+    organization: acme
+    database: shop
+    number: 42
+    body: Reviewed in pull request 1234.
+
+- name: Leave a comment once, however often the play runs
+  planetscale.cloud.deploy_request_review:
+    organization: acme
+    database: shop
+    number: 42
+    action: comment
+    body: The migration adds an index online; no downtime expected.
+"""
+
+RETURN = r"""
+review:
+  description:
+    - The review of this reviewer that the task asked for, found or posted. In check mode, when it would be
+      posted, the fields known before posting it.
+  returned: success
+  type: dict
+  contains:
+    id:
+      description: The ID of the review.
+      type: str
+    state:
+      description: V(approved) or V(commented).
+      type: str
+      sample: approved
+    body:
+      description: The text of the review.
+      type: str
+    html_body:
+      description: The text of the review in HTML.
+      type: str
+    actor:
+      description: Who reviewed (C(id), C(display_name), C(avatar_url)).
+      type: dict
+    created_at:
+      description: When the review was posted (ISO 8601).
+      type: str
+    updated_at:
+      description: When the review was last updated (ISO 8601).
+      type: str
+"""
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
+    CONNECTION, CREDENTIALS, ORGANIZATION, Module, ModuleFailure)
+from ansible_collections.planetscale.cloud.plugins.module_utils.reviews import (
+    STATES, own_review, post_review, reviewer_ids)
+
+
+class DeployRequestReview(Module):
+    """One approval, or one comment of a given text, per reviewer; a review found is never posted again."""
+
+    option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION)
+    argument_spec = dict(
+        database=dict(type="str", required=True),
+        number=dict(type="int", required=True),
+        action=dict(type="str", choices=["approve", "comment"], default="approve"),
+        body=dict(type="str"),
+    )
+    path_options = ("database",)
+
+    def validate(self):
+        super().validate()
+        if self.params["number"] < 1:
+            raise ModuleFailure("number must be a deploy request's number, 1 or more, not %s." % self.params["number"])
+        if self.params["action"] == "comment" and not (self.params["body"] or "").strip():
+            raise ModuleFailure("body is required with action comment: the text of the comment.")
+
+    def run(self):
+        action, body = self.params["action"], self.params["body"]
+        url = self.org_path("databases", self.params["database"], "deploy-requests", self.params["number"], "reviews")
+        reviews = list(self.client.paginate(url))
+        ids = reviewer_ids(self.client, self.params.get("service_token_id"))  # None with an access token (validate)
+        found = own_review(reviews, ids, action, body)
+        review, changed = found, found is None
+        if found is None and self.ctx.check_mode:
+            review = dict(state=STATES[action], body=body) if body is not None else dict(state=STATES[action])
+        elif found is None:
+            review = post_review(self.client, url, action, body,
+                                 find=lambda: own_review(list(self.client.paginate(url)), ids, action, body))
+        result = dict(changed=changed, review=review)
+        if self.ctx.diff:
+            result["diff"] = dict(before=view(found), after=view(review))
+        return result
+
+    def not_found_hint(self):
+        return ("Check that organization %r, database %r and deploy request %s exist and that the credentials can see "
+                "them." % (self.params["organization"], self.params["database"], self.params["number"]))
+
+
+def view(review):
+    """A review as the diff shows it: its state and text."""
+    return dict((key, review[key]) for key in ("state", "body") if (review or {}).get(key) is not None)
+
+
+def main():
+    run_module(DeployRequestReview)
+
+
+if __name__ == "__main__":
+    main()

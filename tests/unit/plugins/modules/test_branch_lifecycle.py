@@ -1,0 +1,278 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""branch: production (promote/demote), safe_migrations and deletion_protected."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.modules.branch import Branch
+
+URL = "/v1/organizations/acme/databases/shop/branches"
+NOT_FOUND = (404, {"code": "not_found", "message": "Not Found"})
+NO_KEY = dict(lint_error="NO_UNIQUE_KEY", subject_type="table", keyspace_name="shop", table_name="logs",
+              error_description="The table has no primary or unique key.", docs_url="https://docs.example/keys")
+NO_KEY_2 = dict(NO_KEY, table_name="events")
+NO_KEY_SENTENCE = ("table 'logs' of keyspace 'shop': NO_UNIQUE_KEY: The table has no primary or unique key (see "
+                   "https://docs.example/keys); table 'events' of keyspace 'shop': NO_UNIQUE_KEY: The table has no "
+                   "primary or unique key (see https://docs.example/keys)")
+
+
+def run(server, check_mode=False, diff=False, **args):
+    args = dict(dict(organization="acme", database="shop", name="dev", service_token_id="svc", service_token="s3cret",
+                     api_url=server.url + "/v1", api_retries=0), **args)
+    spec = Branch.spec()
+    spec.pop("supports_check_mode")
+    validation = ModuleArgumentSpecValidator(**spec).validate(args)
+    assert not validation.error_messages
+    return Branch(validation.validated_parameters, TaskContext(check_mode=check_mode, diff=diff)).execute()
+
+
+def branch(state="ready", **fields):
+    return dict(dict(id="b1", name="dev", parent_branch="main", state=state, ready=state == "ready",
+                     region=dict(slug="us-east"), production=False, safe_migrations=False, deletion_protected=False),
+                **fields)
+
+
+def lint(*errors, next_page=None):
+    return (200, dict(type="list", current_page=1, next_page=next_page, data=list(errors)))
+
+
+def calls(server):
+    return [(r["method"], r["path"][len(URL):]) for r in server.requests]
+
+
+def body(server, index):
+    return json.loads(server.requests[index]["body"])
+
+
+# production ------------------------------------------------------------------------------------
+
+def test_production_true_promotes_and_shows_it_in_the_diff(server):
+    server.script = [(200, branch()), (200, branch(production=True))]
+    result = run(server, production=True, diff=True)
+    assert result["changed"] is True and result["branch"]["production"] is True
+    assert calls(server) == [("GET", "/dev"), ("POST", "/dev/promote")]
+    assert result["diff"] == dict(before=dict(name="dev", parent_branch="main", region="us-east", production=False),
+                                  after=dict(name="dev", parent_branch="main", region="us-east", production=True))
+
+
+def test_production_true_on_a_production_branch_is_one_read(server):
+    server.script = [(200, branch(production=True))]
+    assert run(server, production=True)["changed"] is False
+    assert calls(server) == [("GET", "/dev")]
+
+
+def test_production_false_demotes(server):
+    server.script = [(200, branch(production=True)), (200, branch())]
+    assert run(server, production=False)["changed"] is True
+    assert calls(server) == [("GET", "/dev"), ("POST", "/dev/demote")]
+
+
+def test_a_promotion_still_under_way_is_waited_for(server, sleeps):
+    server.script = [(200, branch()), (200, branch()), (200, branch()), (200, branch(production=True))]
+    result = run(server, production=True)
+    assert result["branch"]["production"] is True
+    assert calls(server) == [("GET", "/dev"), ("POST", "/dev/promote"), ("GET", "/dev"), ("GET", "/dev")]
+    assert sleeps == [1.0, 1.5]
+
+
+def test_a_promotion_that_never_shows_fails_after_wait_timeout_with_the_branch(server, sleeps):
+    server.script = [(200, branch()), (200, branch())]
+    server.default = (200, branch())
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, production=True, wait_timeout=10)
+    assert caught.value.msg.startswith("Waited 10 seconds for branch 'dev' of database 'shop' to be promoted to "
+                                       "production; the last state was 'development'.")
+    assert caught.value.result["branch"]["production"] is False
+
+
+def test_a_branch_that_is_not_ready_is_waited_for_before_it_is_promoted(server, sleeps):
+    server.script = [(200, branch("pending")), (200, branch()), (200, branch(production=True))]
+    assert run(server, production=True, wait=False)["changed"] is True
+    assert calls(server) == [("GET", "/dev"), ("GET", "/dev"), ("POST", "/dev/promote")]
+
+
+def test_a_promotion_whose_answer_was_lost_is_read_back_and_not_sent_again(server, sleeps):
+    server.script = [(200, branch()), (502, {"code": "bad_gateway"}), (200, branch(production=True))]
+    result = run(server, production=True)
+    assert result["changed"] is True and result["branch"]["production"] is True
+    assert calls(server) == [("GET", "/dev"), ("POST", "/dev/promote"), ("GET", "/dev")]
+
+
+def test_check_mode_predicts_the_promotion_and_writes_nothing(server):
+    server.script = [(200, branch())]
+    result = run(server, check_mode=True, diff=True, production=True, deletion_protected=True)
+    assert result["changed"] is True
+    assert result["branch"]["production"] is True and result["branch"]["deletion_protected"] is True
+    assert result["diff"]["after"]["production"] is True and result["diff"]["before"]["production"] is False
+    assert calls(server) == [("GET", "/dev")]
+
+
+# safe_migrations ---------------------------------------------------------------------------------
+
+def test_safe_migrations_true_reads_the_lint_then_enables(server):
+    server.script = [(200, branch(production=True)), lint(), (200, branch(production=True, safe_migrations=True))]
+    result = run(server, safe_migrations=True)
+    assert result["changed"] is True and result["branch"]["safe_migrations"] is True
+    assert calls(server) == [("GET", "/dev"), ("GET", "/dev/schema/lint"), ("POST", "/dev/safe-migrations")]
+
+
+def test_safe_migrations_already_on_is_one_read(server):
+    server.script = [(200, branch(production=True, safe_migrations=True))]
+    assert run(server, safe_migrations=True)["changed"] is False
+    assert calls(server) == [("GET", "/dev")]
+
+
+@pytest.mark.parametrize("check_mode", [True, False], ids=["check", "run"])
+def test_safe_migrations_on_a_schema_with_lint_errors_fails_listing_every_page_of_them(server, check_mode):
+    server.script = [(200, branch(production=True)), lint(NO_KEY, next_page=2), lint(NO_KEY_2)]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, check_mode=check_mode, safe_migrations=True)
+    assert caught.value.msg == ("Branch 'dev' of database 'shop' has 2 schema lint errors, and safe migrations cannot "
+                                "be enabled until the schema has none; fix them: %s." % NO_KEY_SENTENCE)
+    assert calls(server) == [("GET", "/dev"), ("GET", "/dev/schema/lint"), ("GET", "/dev/schema/lint")]
+
+
+@pytest.mark.parametrize("status", [400, 409, 422])
+def test_a_refusal_of_safe_migrations_because_of_new_lint_errors_lists_them(server, status):
+    """The schema changed between the lint read and the write: the API's refusal becomes the same sentence."""
+    server.script = [(200, branch(production=True)), lint(), (status, {"code": "unprocessable", "message": "lint"}),
+                     lint(NO_KEY)]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, safe_migrations=True)
+    assert caught.value.msg.startswith("Branch 'dev' of database 'shop' has 1 schema lint error, and safe migrations "
+                                       "cannot be enabled until the schema has none; fix it: table 'logs' of keyspace "
+                                       "'shop': NO_UNIQUE_KEY")
+    assert caught.value.result["status"] == status
+    assert calls(server)[-2:] == [("POST", "/dev/safe-migrations"), ("GET", "/dev/schema/lint")]
+
+
+def test_a_refusal_of_safe_migrations_without_lint_errors_is_the_api_s_own(server):
+    server.script = [(200, branch()), lint(), (422, {"code": "unprocessable", "message": "not a production branch"}),
+                     lint()]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, safe_migrations=True)
+    assert "HTTP 422: unprocessable, not a production branch" in caught.value.msg
+    assert caught.value.result["status"] == 422 and len(server.requests) == 4
+
+
+def test_safe_migrations_false_disables(server):
+    server.script = [(200, branch(production=True, safe_migrations=True)), (200, branch(production=True))]
+    assert run(server, safe_migrations=False)["changed"] is True
+    assert calls(server) == [("GET", "/dev"), ("DELETE", "/dev/safe-migrations")]
+
+
+# deletion_protected ----------------------------------------------------------------------------
+
+def test_deletion_protected_is_patched_and_then_a_no_op(server):
+    server.script = [(200, branch()), (200, branch(deletion_protected=True)), (200, branch(deletion_protected=True))]
+    assert run(server, deletion_protected=True)["changed"] is True
+    assert run(server, deletion_protected=True)["changed"] is False
+    assert calls(server) == [("GET", "/dev"), ("PATCH", "/dev"), ("GET", "/dev")]
+    assert body(server, 1) == dict(deletion_protected=True)
+
+
+@pytest.mark.parametrize("check_mode", [True, False], ids=["check", "run"])
+def test_a_protected_branch_is_not_deleted_and_nothing_is_written(server, check_mode):
+    server.script = [(200, branch(deletion_protected=True))]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, check_mode=check_mode, state="absent")
+    assert caught.value.msg == ("Branch 'dev' of database 'shop' is protected from deletion (deletion_protected): set "
+                                "deletion_protected: false in this task, or in a task before it, to delete it.")
+    assert calls(server) == [("GET", "/dev")]
+
+
+def test_a_refused_delete_of_a_branch_that_became_protected_gives_the_same_sentence(server):
+    server.script = [(200, branch()), (422, {"code": "unprocessable", "message": "protected"}),
+                     (200, branch(deletion_protected=True))]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, state="absent")
+    assert caught.value.msg.startswith("Branch 'dev' of database 'shop' is protected from deletion")
+    assert caught.value.result["status"] == 422
+
+
+def test_absent_with_deletion_protected_false_lifts_the_protection_then_deletes(server):
+    server.script = [(200, branch(deletion_protected=True)), (200, branch()), (204, b"")]
+    result = run(server, state="absent", deletion_protected=False, diff=True)
+    assert result["changed"] is True
+    assert calls(server) == [("GET", "/dev"), ("PATCH", "/dev"), ("DELETE", "/dev")]
+    assert body(server, 1) == dict(deletion_protected=False)
+    assert result["diff"]["before"]["deletion_protected"] is True and result["diff"]["after"] == {}
+
+
+def test_check_mode_absent_with_deletion_protected_false_writes_nothing(server):
+    server.script = [(200, branch(deletion_protected=True))]
+    assert run(server, check_mode=True, state="absent", deletion_protected=False)["changed"] is True
+    assert calls(server) == [("GET", "/dev")]
+
+
+def test_a_lost_answer_of_lifting_the_protection_is_read_back_and_not_sent_again(server, sleeps):
+    server.script = [(200, branch(deletion_protected=True)), (502, {"code": "bad_gateway"}), (200, branch()),
+                     (204, b"")]
+    assert run(server, state="absent", deletion_protected=False)["changed"] is True
+    assert calls(server) == [("GET", "/dev"), ("PATCH", "/dev"), ("GET", "/dev"), ("DELETE", "/dev")]
+
+
+def test_a_production_branch_is_refused_even_with_deletion_protected_false(server):
+    server.script = [(200, branch(production=True, deletion_protected=True))]
+    with pytest.raises(ModuleFailure, match="is a production branch"):
+        run(server, state="absent", deletion_protected=False)
+    assert calls(server) == [("GET", "/dev")]
+
+
+@pytest.mark.parametrize("option", ["production", "safe_migrations", "deletion_protected"])
+def test_true_with_state_absent_is_refused_before_any_request(server, option):
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, state="absent", **{option: True})
+    assert caught.value.msg == "state absent deletes the branch, so %s: true cannot hold; leave it out." % option
+    assert server.requests == []
+
+
+# together and on a new branch ------------------------------------------------------------------
+
+def test_protect_promote_and_enable_go_in_that_order(server):
+    server.script = [(200, branch()), lint(), (200, branch(deletion_protected=True)),
+                     (200, branch(deletion_protected=True, production=True)),
+                     (200, branch(deletion_protected=True, production=True, safe_migrations=True))]
+    result = run(server, production=True, safe_migrations=True, deletion_protected=True)
+    assert result["changed"] is True and result["branch"]["safe_migrations"] is True
+    assert calls(server) == [("GET", "/dev"), ("GET", "/dev/schema/lint"), ("PATCH", "/dev"), ("POST", "/dev/promote"),
+                             ("POST", "/dev/safe-migrations")]
+
+
+def test_safe_migrations_are_disabled_before_the_demotion(server):
+    server.script = [(200, branch(production=True, safe_migrations=True)), (200, branch(production=True)),
+                     (200, branch())]
+    assert run(server, production=False, safe_migrations=False)["changed"] is True
+    assert calls(server) == [("GET", "/dev"), ("DELETE", "/dev/safe-migrations"), ("POST", "/dev/demote")]
+
+
+def test_a_new_branch_is_created_without_them_then_promoted_once_ready(server, sleeps):
+    server.script = [NOT_FOUND, (201, branch("pending")), (200, branch()), (200, branch(production=True))]
+    result = run(server, parent_branch="main", production=True)
+    assert result["changed"] is True and result["branch"]["production"] is True
+    assert calls(server) == [("GET", "/dev"), ("POST", ""), ("GET", "/dev"), ("POST", "/dev/promote")]
+    assert body(server, 1) == dict(name="dev", parent_branch="main")
+
+
+@pytest.mark.parametrize("check_mode", [True, False], ids=["check", "run"])
+def test_a_new_branch_with_safe_migrations_is_refused_before_creating_if_its_parent_has_lint_errors(server, check_mode):
+    server.script = [NOT_FOUND, (200, branch(name="main")), lint(NO_KEY)] if check_mode else [NOT_FOUND, lint(NO_KEY)]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, check_mode=check_mode, parent_branch="main", safe_migrations=True)
+    assert caught.value.msg.startswith("Branch 'main', whose schema branch 'dev' of database 'shop' would start with, "
+                                       "has 1 schema lint error")
+    assert calls(server)[-1] == ("GET", "/main/schema/lint")
+    assert [r["method"] for r in server.requests] == ["GET"] * len(server.requests)
+
+
+def test_check_mode_create_predicts_the_settings(server):
+    server.script = [NOT_FOUND, (200, branch(name="main"))]
+    result = run(server, check_mode=True, diff=True, parent_branch="main", deletion_protected=True)
+    assert result["branch"]["deletion_protected"] is True
+    assert result["diff"] == dict(before={}, after=dict(name="dev", parent_branch="main", deletion_protected=True))
