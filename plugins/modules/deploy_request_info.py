@@ -1,0 +1,174 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: deploy_request_info
+short_description: Read one deploy request with its deployment and operations, or list them
+version_added: 0.2.0
+description:
+  - With O(number), returns that deploy request (RV(deploy_request)) with its deployment and its deploy operations.
+    A request that does not exist is not an error; RV(deploy_request) is then null. A database or organization that
+    does not exist is an error.
+  - Without it, returns the deploy requests of the database (RV(deploy_requests)), walking every page, filtered by
+    O(state), O(branch) and O(into_branch).
+author:
+  - planetscale.cloud contributors (@planetscale-ansible)
+options:
+  database:
+    description: The name of the database.
+    type: str
+    required: true
+  number:
+    description: The number of one deploy request to read.
+    type: int
+  state:
+    description:
+      - List only the requests that are V(open), V(closed), or V(deployed). Not with O(number).
+    type: str
+    choices: [open, closed, deployed]
+  branch:
+    description: List only the requests from this branch. Not with O(number).
+    type: str
+  into_branch:
+    description: List only the requests into this branch. Not with O(number).
+    type: str
+  limit:
+    description: Return at most this many requests. By default every one. Not with O(number).
+    type: int
+extends_documentation_fragment:
+  - planetscale.cloud.api
+  - planetscale.cloud.api.connection
+  - planetscale.cloud.api.organization
+  - planetscale.cloud.api.unused_auth_url
+  - planetscale.cloud.api.unused_oauth_client
+  - planetscale.cloud.attributes.info
+seealso:
+  - module: planetscale.cloud.deploy_request
+  - plugin: planetscale.cloud.deploy_request_status
+    plugin_type: filter
+requirements:
+  - requests
+"""
+
+EXAMPLES = r"""
+- name: List the open deploy requests into main
+  planetscale.cloud.deploy_request_info:
+    organization: acme
+    database: shop
+    state: open
+    into_branch: main
+  register: result
+
+- name: Show what each one waits for
+  ansible.builtin.debug:
+    msg: "#{{ item.number }} {{ item.branch }}: {{ item | planetscale.cloud.deploy_request_status }}"
+  loop: "{{ result.deploy_requests }}"
+
+- name: Read one deploy request with its operations
+  planetscale.cloud.deploy_request_info:
+    organization: acme
+    database: shop
+    number: 7
+  register: one
+
+- name: Show the DDL it deploys
+  ansible.builtin.debug:
+    msg: "{{ one.deploy_request.operations | map(attribute='ddl_statement') | list }}"
+"""
+
+RETURN = r"""
+deploy_request:
+  description: The deploy request numbered O(number), or null when it does not exist.
+  returned: with O(number)
+  type: dict
+  contains:
+    number:
+      description: The number of the request.
+      type: int
+    branch:
+      description: The branch it deploys from.
+      type: str
+    into_branch:
+      description: The branch it deploys into.
+      type: str
+    state:
+      description: V(open) or V(closed).
+      type: str
+    deployment_state:
+      description: One of the 20 deployment states, such as V(ready) or V(complete).
+      type: str
+    deployment:
+      description: The deployment (state, deployable, lint_errors, deploy_operations, timestamps, and so on).
+      type: dict
+    operations:
+      description: The deploy operations, one per table changed (table_name, operation_name, ddl_statement, state,
+        progress_percentage, deploy_errors, and so on).
+      type: list
+      elements: dict
+deploy_requests:
+  description: The deploy requests, in the order the API lists them, each with its deployment where the list has it.
+  returned: without O(number)
+  type: list
+  elements: dict
+  sample: [{"number": 7, "branch": "add-orders", "into_branch": "main", "state": "open", "deployment_state": "ready"}]
+"""
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
+    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule, ModuleFailure)
+
+
+class DeployRequestInfo(InfoModule):
+    """A numbered request that is absent is null; its database or organization being absent is a failure."""
+
+    option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION)
+    argument_spec = dict(
+        database=dict(type="str", required=True),
+        number=dict(type="int"),
+        state=dict(type="str", choices=["open", "closed", "deployed"]),
+        branch=dict(type="str"),
+        into_branch=dict(type="str"),
+        limit=dict(type="int"),
+    )
+    mutually_exclusive = (("number", "state"), ("number", "branch"), ("number", "into_branch"), ("number", "limit"))
+    path_options = ("database", "branch", "into_branch")
+
+    def validate(self):
+        super().validate()
+        if self.params["number"] is not None and self.params["number"] < 1:
+            raise ModuleFailure("number must be 1 or more, not %s." % self.params["number"])
+
+    def run(self):
+        url = self.org_path("databases", self.params["database"], "deploy-requests")
+        if self.params["number"] is None:
+            filters = dict((name, self.params[name]) for name in ("state", "branch", "into_branch")
+                           if self.params[name] is not None)
+            return dict(deploy_requests=self.items(url, filters or None, self.params["limit"]))
+        number = str(self.params["number"])
+        request = self.client.get(self.org_path("databases", self.params["database"], "deploy-requests", number),
+                                  missing_ok=True)
+        if request is None:
+            self.client.get(self.org_path("databases", self.params["database"]))  # a missing database fails here
+            return dict(deploy_request=None)
+        if not isinstance(request.get("deployment"), dict):
+            request["deployment"] = self.client.get(
+                self.org_path("databases", self.params["database"], "deploy-requests", number, "deployment"))
+        request["operations"] = self.items(
+            self.org_path("databases", self.params["database"], "deploy-requests", number, "operations"))
+        return dict(deploy_request=request)
+
+    def not_found_hint(self):
+        return "Check that organization %r and database %r exist and that the credentials can see them." % (
+            self.params["organization"], self.params["database"])
+
+
+def main():
+    run_module(DeployRequestInfo)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,401 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""deploy_request: find or open the request, deploy it, the cutover and the revert window, and the failures."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.modules.deploy_request import DeployRequest
+
+DATABASE = "/v1/organizations/acme/databases/shop"
+NOT_FOUND = (404, {"code": "not_found", "message": "Not Found"})
+LOST = (502, {"code": "bad_gateway", "message": "Bad Gateway"})
+LINT = dict(lint_error="NO_UNIQUE_KEY", subject_type="table", table_name="logs", keyspace_name="shop",
+            error_description="Table 'logs' has no primary key or unique key",
+            docs_url="https://planetscale.com/docs/learn/change-single-unique-key")
+
+
+class Platform:
+    """Answers by method and path below the database; each route's answers are taken in turn, the last one repeats."""
+
+    def __init__(self, server, **routes):
+        self.routes = {}
+        self.server = server
+        for key, answers in routes.items():  # GET__deploy_requests__3 is GET /deploy-requests/3; GET_ the database
+            method, rest = key.split("_", 1)
+            rest = rest.replace("__", "/")
+            self.routes["%s %s" % (method, ("/" + rest[1:] if rest.startswith("_") else rest).replace("_", "-"))] = \
+                list(answers)
+        server.default = self
+
+    def __call__(self, request):
+        key = "%s %s" % (request["method"], request["path"][len(DATABASE):])
+        answers = self.routes.get(key)
+        if not answers:
+            return 418, {"code": "unscripted", "message": key}
+        return answers.pop(0) if len(answers) > 1 else answers[0]
+
+    def sent(self):
+        """The requests, as METHOD /path below the database."""
+        return ["%s %s" % (r["method"], r["path"][len(DATABASE):]) for r in self.server.requests]
+
+    def writes(self):
+        return [line for line in self.sent() if not line.startswith("GET")]
+
+
+@pytest.fixture
+def platform(server):
+    server.httpd.RequestHandlerClass.do_PUT = server.httpd.RequestHandlerClass.do_GET  # the auto-apply settings
+    return lambda **routes: Platform(server, **routes)
+
+
+def request(state="ready", number=3, open_=True, **deployment):
+    return dict(id="dr%s" % number, number=number, branch="dev", into_branch="main", notes="",
+                state="open" if open_ else "closed", deployment_state=state, approved=True,
+                created_at="2026-01-10T10:00:00Z", html_url="https://app/shop/deploy-requests/%s" % number,
+                deployment=dict(dict(state=state, deployable=state == "ready", lint_errors=[], auto_cutover=True,
+                                     auto_delete_branch=False), **deployment))
+
+
+def page(*requests):
+    return 200, dict(data=list(requests), next_page=None)
+
+
+def validate(**args):
+    args = dict(dict(organization="acme", database="shop", service_token_id="svc", service_token="s3cret",
+                     api_url="http://127.0.0.1:9/v1", api_retries=0), **args)
+    spec = DeployRequest.spec()
+    spec.pop("supports_check_mode")
+    return ModuleArgumentSpecValidator(**spec).validate(args)
+
+
+def run(server, check_mode=False, diff=False, ctx=None, **args):
+    validation = validate(api_url=server.url + "/v1", **args)
+    assert not validation.error_messages
+    return DeployRequest(validation.validated_parameters, ctx or TaskContext(check_mode=check_mode, diff=diff)).execute()
+
+
+def failure(server, **args):
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, **args)
+    return caught.value
+
+
+# Bad input -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, sentence", [
+    (dict(number=0), "number must be 1 or more, not 0."),
+    (dict(), "Give number (to name a deploy request) or branch (the branch to deploy from), to say which deploy "
+             "request this is."),
+    (dict(number=3, state="closed", revert_window="revert"),
+     "revert_window=revert cannot be used with state=closed, which only closes the deploy request: leave it out."),
+    (dict(number=3, state="closed", notes="x", cutover=True),
+     "notes, cutover cannot be used with state=closed, which only closes the deploy request: leave them out."),
+    (dict(branch="dev", cutover=True), "cutover only acts with state=deployed: set state to deployed, or leave it out."),
+    (dict(branch="dev", instant_ddl=True, revert_window="skip"),
+     "instant_ddl, revert_window=skip only act with state=deployed: set state to deployed, or leave them out."),
+    (dict(branch="dev", wait_timeout=-1), "wait_timeout must be 0 or more seconds, not -1."),
+    (dict(branch="a/b"), "branch must be a name, not 'a/b'."),
+])
+def test_bad_input_is_a_sentence_before_any_request(server, args, sentence):
+    assert failure(server, **args).msg == sentence
+    assert server.requests == []
+
+
+# Finding and opening -------------------------------------------------------------------------
+
+def test_a_new_request_is_opened_into_the_default_branch_and_waited_for_until_deployable(server, platform, sleeps):
+    fake = platform(GET_=[(200, dict(name="shop", default_branch="main"))], GET__deploy_requests=[page()],
+                    POST__deploy_requests=[(201, request("pending"))],
+                    GET__deploy_requests__3=[(200, request("pending")), (200, request("pending")), (200, request())])
+    result = run(server, branch="dev", notes="Adds logs", auto_cutover=False)
+    assert result["changed"] is True
+    assert result["status"] == "deployable"
+    assert result["deploy_request"]["number"] == 3
+    assert fake.sent() == ["GET ", "GET /deploy-requests", "POST /deploy-requests"] + ["GET /deploy-requests/3"] * 3
+    assert json.loads(server.requests[2]["body"]) == dict(branch="dev", into_branch="main", notes="Adds logs",
+                                                          auto_cutover=False)
+    assert server.requests[1]["query"]["branch"] == ["dev"] and server.requests[1]["query"]["into_branch"] == ["main"]
+    assert sleeps == [1.0, 1.5, 2.25]  # growing intervals
+
+
+def test_into_branch_is_main_where_the_database_cannot_be_read(server, platform):
+    fake = platform(GET_=[(403, dict(code="forbidden", message="no access"))], GET__deploy_requests=[page(request())])
+    assert run(server, branch="dev")["changed"] is False
+    assert fake.sent() == ["GET ", "GET /deploy-requests"]
+
+
+def test_the_open_request_from_the_branch_is_the_one_and_costs_one_read(server, platform):
+    other = dict(request(number=2), branch="other")  # a filter the server ignores is applied here too
+    fake = platform(GET__deploy_requests=[page(other, request(number=1, open_=False), request())])
+    result = run(server, branch="dev", into_branch="main")
+    assert (result["changed"], result["status"], result["deploy_request"]["number"]) == (False, "deployable", 3)
+    assert fake.sent() == ["GET /deploy-requests"]
+
+
+def test_other_notes_on_an_existing_request_are_a_sentence(server, platform):
+    fake = platform(GET__deploy_requests__3=[(200, dict(request(), notes="old"))])
+    assert failure(server, number=3, notes="new").msg == (
+        "Deploy request #3 (dev into main) of database 'shop' has other notes than the task gives: notes can only be "
+        "set when the deploy request is created. Leave notes out, or close it and open a new one.")
+    assert fake.writes() == []
+
+
+def test_a_setting_that_differs_is_changed_on_the_open_request(server, platform):
+    fake = platform(GET__deploy_requests__3=[(200, request())],
+                    PUT__deploy_requests__3__auto_apply=[(200, request(auto_cutover=False))])
+    result = run(server, number=3, auto_cutover=False, auto_delete_branch=False, diff=True)
+    assert result["changed"] is True
+    assert fake.writes() == ["PUT /deploy-requests/3/auto-apply"]
+    assert json.loads(server.requests[1]["body"]) == dict(enable=False)
+    assert result["diff"] == dict(
+        before=dict(state="open", deployment_state="ready", auto_cutover=True, auto_delete_branch=False),
+        after=dict(state="open", deployment_state="ready", auto_cutover=False, auto_delete_branch=False))
+
+
+def test_a_number_that_does_not_exist_is_a_sentence(server, platform):
+    platform(GET__deploy_requests__9=[NOT_FOUND], GET_=[(200, dict(name="shop"))])
+    assert failure(server, number=9).msg == ("Deploy request #9 of database 'shop' does not exist; leave number out and "
+                                             "give branch to open one.")
+
+
+def test_a_number_from_another_branch_is_a_sentence(server, platform):
+    platform(GET__deploy_requests__3=[(200, request())])
+    assert failure(server, number=3, branch="feature").msg.startswith(
+        "Deploy request #3 (dev into main) of database 'shop' has branch 'dev', not 'feature'")
+
+
+def test_a_create_whose_answer_is_lost_is_read_back_not_sent_twice(server, platform, sleeps):
+    fake = platform(GET__deploy_requests=[page(), page(request())], POST__deploy_requests=[LOST])
+    result = run(server, branch="dev", into_branch="main")
+    assert result["changed"] is True and result["deploy_request"]["number"] == 3
+    assert fake.writes() == ["POST /deploy-requests"]
+
+
+def test_a_create_refused_because_another_run_opened_it_is_that_request(server, platform):
+    fake = platform(GET__deploy_requests=[page(), page(request())],
+                    POST__deploy_requests=[(422, dict(code="unprocessable", message="already open"))])
+    result = run(server, branch="dev", into_branch="main")
+    assert result["changed"] is False and result["deploy_request"]["number"] == 3
+    assert fake.writes() == ["POST /deploy-requests"]
+
+
+def test_check_mode_predicts_a_new_request_without_writing(server, platform):
+    fake = platform(GET__deploy_requests=[page(request(number=1, open_=False, state="ready"))])
+    result = run(server, branch="dev", into_branch="main", check_mode=True, diff=True)
+    assert result["changed"] is True
+    assert result["deploy_request"]["state"] == "open" and result["status"] == "pending"
+    assert result["diff"] == dict(before={}, after=dict(state="open", deployment_state="pending"))
+    assert fake.writes() == []
+
+
+def test_no_changes_is_a_success_without_change_even_for_a_new_request(server, platform, sleeps):
+    fake = platform(GET__deploy_requests=[page()], POST__deploy_requests=[(201, request("pending"))],
+                    GET__deploy_requests__3=[(200, request("no_changes"))])
+    result = run(server, branch="dev", into_branch="main", state="deployed")
+    assert (result["changed"], result["status"]) == (False, "no_changes")
+    assert result["msg"] == ("Deploy request #3 (dev into main) of database 'shop' has no schema changes to deploy: "
+                             "the schema of 'dev' is already that of 'main', so nothing was deployed.")
+    assert fake.writes() == ["POST /deploy-requests"]
+    assert sleeps == [1.0]
+
+
+# Deploying -----------------------------------------------------------------------------------
+
+def test_deployed_queues_the_deploy_and_waits_until_the_schema_is_live(server, platform, sleeps):
+    fake = platform(GET__deploy_requests__3=[(200, request()), (200, request("in_progress")),
+                                             (200, request("complete_pending_revert"))],
+                    POST__deploy_requests__3__deploy=[(200, request("queued"))])
+    result = run(server, number=3, state="deployed", instant_ddl=True, diff=True)
+    assert (result["changed"], result["status"]) == (True, "revertable")
+    assert fake.sent() == ["GET /deploy-requests/3", "POST /deploy-requests/3/deploy", "GET /deploy-requests/3",
+                           "GET /deploy-requests/3"]
+    assert json.loads(server.requests[1]["body"]) == dict(instant_ddl=True)
+    assert result["diff"] == dict(before=dict(state="open", deployment_state="ready"),
+                                  after=dict(state="open", deployment_state="complete_pending_revert"))
+
+
+@pytest.mark.parametrize("state", ["complete_pending_revert", "complete"])
+def test_a_deployed_request_is_not_deployed_again(server, platform, state):
+    fake = platform(GET__deploy_requests__3=[(200, request(state))])
+    assert run(server, number=3, state="deployed")["changed"] is False
+    assert fake.sent() == ["GET /deploy-requests/3"]
+
+
+def test_the_newest_deployed_request_is_the_one_while_the_branch_has_not_changed(server, platform):
+    deployed = dict(request("complete", open_=False), deployed_at="2026-01-10T11:00:00Z")
+    fake = platform(GET__deploy_requests=[page(deployed)],
+                    GET__branches__dev=[(200, dict(name="dev", schema_last_updated_at="2026-01-10T09:59:00Z"))])
+    result = run(server, branch="dev", into_branch="main", state="deployed")
+    assert (result["changed"], result["status"], result["deploy_request"]["number"]) == (False, "complete", 3)
+    assert fake.writes() == []
+
+
+def test_a_branch_changed_after_its_last_deploy_opens_a_new_request(server, platform, sleeps):
+    deployed = dict(request("complete", open_=False), deployed_at="2026-01-10T11:00:00Z")
+    fake = platform(GET__deploy_requests=[page(deployed)],
+                    GET__branches__dev=[(200, dict(name="dev", schema_last_updated_at="2026-01-11T08:00:00Z"))],
+                    POST__deploy_requests=[(201, request("pending", number=4))],
+                    GET__deploy_requests__4=[(200, request(number=4))])
+    assert run(server, branch="dev", into_branch="main")["deploy_request"]["number"] == 4
+    assert fake.writes() == ["POST /deploy-requests"]
+
+
+def test_the_deploy_check_is_waited_for_even_without_wait(server, platform, sleeps):
+    fake = platform(GET__deploy_requests__3=[(200, request("pending")), (200, request())],
+                    POST__deploy_requests__3__deploy=[(200, request("queued"))])
+    result = run(server, number=3, state="deployed", wait=False)
+    assert (result["changed"], result["status"]) == (True, "deploying")
+    assert fake.sent() == ["GET /deploy-requests/3", "GET /deploy-requests/3", "POST /deploy-requests/3/deploy"]
+
+
+def test_a_deploy_whose_answer_is_lost_is_not_queued_twice(server, platform, sleeps):
+    fake = platform(GET__deploy_requests__3=[(200, request()), (200, request("queued")),
+                                             (200, request("complete_pending_revert"))],
+                    POST__deploy_requests__3__deploy=[LOST])
+    assert run(server, number=3, state="deployed")["changed"] is True
+    assert fake.writes() == ["POST /deploy-requests/3/deploy"]
+
+
+def test_a_deploy_whose_answer_is_lost_and_was_not_applied_is_sent_again(server, platform, sleeps):
+    fake = platform(GET__deploy_requests__3=[(200, request()), (200, request()),
+                                             (200, request("complete_pending_revert"))],
+                    POST__deploy_requests__3__deploy=[LOST, (200, request("queued"))])
+    assert run(server, number=3, state="deployed")["changed"] is True
+    assert fake.writes() == ["POST /deploy-requests/3/deploy"] * 2
+
+
+def test_an_unapproved_request_the_platform_refuses_to_deploy_says_to_approve_it(server, platform):
+    platform(GET__deploy_requests__3=[(200, dict(request(), approved=False))],
+             POST__deploy_requests__3__deploy=[(422, dict(code="unprocessable", message="approval required"))])
+    assert failure(server, number=3, state="deployed").msg.endswith(
+        "Deploy request #3 (dev into main) of database 'shop' is not approved: where the database requires an "
+        "approved review before a deploy, approve it (planetscale.cloud.deploy_request_review) and run the task again.")
+
+
+def test_check_mode_predicts_the_deploy_without_writing(server, platform):
+    fake = platform(GET__deploy_requests__3=[(200, request())])
+    result = run(server, number=3, state="deployed", revert_window="skip", check_mode=True, diff=True)
+    assert (result["changed"], result["status"]) == (True, "complete")
+    assert result["diff"]["after"] == dict(state="open", deployment_state="complete")
+    assert fake.writes() == []
+
+
+# Cutover and revert window -------------------------------------------------------------------
+
+def test_a_gated_deploy_returns_awaiting_its_cutover_without_cutover(server, platform, sleeps):
+    gated = dict(auto_cutover=False)
+    fake = platform(GET__deploy_requests__3=[(200, request(**gated)), (200, request("pending_cutover", **gated))],
+                    POST__deploy_requests__3__deploy=[(200, request("queued", **gated))])
+    result = run(server, number=3, state="deployed", revert_window="skip")
+    assert (result["changed"], result["status"]) == (True, "awaiting_cutover")
+    assert "waits for it: run the task with cutover: true" in result["msg"]
+    assert fake.writes() == ["POST /deploy-requests/3/deploy"]
+
+
+def test_cutover_applies_a_gated_deploy_and_waits_until_live(server, platform, sleeps):
+    gated = dict(auto_cutover=False)
+    fake = platform(GET__deploy_requests__3=[(200, request("pending_cutover", **gated)),
+                                             (200, request("in_progress_cutover", **gated)),
+                                             (200, request("complete_pending_revert", **gated))],
+                    POST__deploy_requests__3__apply_deploy=[(200, request("in_progress_cutover", **gated))])
+    result = run(server, number=3, state="deployed", cutover=True)
+    assert (result["changed"], result["status"]) == (True, "revertable")
+    assert fake.writes() == ["POST /deploy-requests/3/apply-deploy"]
+
+
+def test_revert_window_skip_ends_the_window(server, platform, sleeps):
+    fake = platform(GET__deploy_requests__3=[(200, request("complete_pending_revert")), (200, request("complete"))],
+                    POST__deploy_requests__3__skip_revert=[(200, request("complete_pending_revert"))])
+    result = run(server, number=3, state="deployed", revert_window="skip")
+    assert (result["changed"], result["status"]) == (True, "complete")
+    assert fake.writes() == ["POST /deploy-requests/3/skip-revert"]
+
+
+def test_revert_window_revert_reverts_and_a_second_run_writes_nothing(server, platform, sleeps):
+    fake = platform(GET__deploy_requests__3=[(200, request("complete_pending_revert")),
+                                             (200, request("in_progress_revert")), (200, request("complete_revert"))],
+                    POST__deploy_requests__3__revert=[(200, request("in_progress_revert"))])
+    result = run(server, number=3, state="deployed", revert_window="revert")
+    assert (result["changed"], result["deploy_request"]["deployment_state"]) == (True, "complete_revert")
+    assert run(server, number=3, state="deployed", revert_window="revert")["changed"] is False
+    assert fake.writes() == ["POST /deploy-requests/3/revert"]
+
+
+def test_a_revert_after_the_window_is_a_sentence(server, platform):
+    platform(GET__deploy_requests__3=[(200, request("complete"))])
+    assert failure(server, number=3, state="deployed", revert_window="revert").msg == (
+        "Deploy request #3 (dev into main) of database 'shop' can no longer be reverted: its revert window has ended "
+        "(state 'complete').")
+
+
+# Failing fast --------------------------------------------------------------------------------
+
+def test_lint_errors_fail_fast_naming_the_table_the_error_and_the_docs(server, platform, sleeps):
+    blocked = dict(deployable=False, lint_errors=[LINT])
+    platform(GET__deploy_requests__3=[(200, request("pending")), (200, request("error", **blocked))])
+    caught = failure(server, number=3, state="deployed")
+    assert caught.msg == (
+        "Deploy request #3 (dev into main) of database 'shop' is in state 'error': its deploy check failed, with 1 lint "
+        "error: table 'logs' of keyspace 'shop': NO_UNIQUE_KEY: Table 'logs' has no primary key or unique key (see "
+        "https://planetscale.com/docs/learn/change-single-unique-key). Fix the schema of branch 'dev'; the deploy "
+        "request is checked again when the branch changes.")
+    assert caught.result["status"] == "blocked" and caught.result["changed"] is False
+    assert sleeps == [1.0]  # one poll after the state appears
+
+
+def test_a_deploy_check_error_is_named(server, platform):
+    platform(GET__deploy_requests__3=[(200, request("error", deploy_check_errors="unsupported ALTER"))])
+    assert "the deploy check says: unsupported ALTER." in failure(server, number=3).msg
+
+
+@pytest.mark.parametrize("state, what", [("complete_error", "the deploy failed"),
+                                         ("cancelled", "its deploy was cancelled"),
+                                         ("complete_revert_error", "the revert failed")])
+def test_a_deploy_that_fails_ends_the_wait_at_once_with_the_state_named(server, platform, sleeps, state, what):
+    operation = dict(table_name="logs", deploy_errors="duplicate column")
+    platform(GET__deploy_requests__3=[(200, request()), (200, request("in_progress")),
+                                      (200, request(state, deploy_operations=[operation]))],
+             POST__deploy_requests__3__deploy=[(200, request("queued"))])
+    caught = failure(server, number=3, state="deployed", wait_timeout=600)
+    assert caught.msg.startswith("Deploy request #3 (dev into main) of database 'shop' is in state %r: %s, with table "
+                                 "'logs': duplicate column." % (state, what))
+    assert caught.result["changed"] is True
+    assert caught.result["deploy_request"]["deployment_state"] == state
+    assert len(sleeps) == 2 and sum(sleeps) < 3
+
+
+def test_the_wait_timeout_fails_with_the_last_state(server, platform, sleeps):
+    platform(GET__deploy_requests__3=[(200, request()), (200, request("in_progress"))],
+             POST__deploy_requests__3__deploy=[(200, request("queued"))])
+    caught = failure(server, number=3, state="deployed", wait_timeout=30)
+    assert caught.msg == ("Waited 30 seconds (wait_timeout) for deploy request #3 (dev into main) of database 'shop' to "
+                          "be deployed; its last state was 'in_progress'. Raise wait_timeout, or set wait to false and "
+                          "run the task again later.")
+    assert caught.result["status"] == "deploying" and caught.result["changed"] is True
+    assert 25 < sum(sleeps) <= 30
+
+
+# Closing -------------------------------------------------------------------------------------
+
+def test_closed_closes_the_open_request_once(server, platform):
+    fake = platform(GET__deploy_requests=[page(request()), page(dict(request(), state="closed"))],
+                    PATCH__deploy_requests__3=[(200, dict(request(), state="closed"))])
+    first = run(server, branch="dev", into_branch="main", state="closed", diff=True)
+    assert (first["changed"], first["status"]) == (True, "cancelled")
+    assert first["diff"] == dict(before=dict(state="open", deployment_state="ready"),
+                                 after=dict(state="closed", deployment_state="ready"))
+    assert json.loads(server.requests[1]["body"]) == dict(state="closed")
+    assert run(server, branch="dev", into_branch="main", state="closed")["changed"] is False
+    assert fake.writes() == ["PATCH /deploy-requests/3"]
+
+
+def test_a_closed_request_cannot_be_deployed(server, platform):
+    platform(GET__deploy_requests__3=[(200, request(open_=False))])
+    assert failure(server, number=3, state="deployed").msg.startswith(
+        "Deploy request #3 (dev into main) of database 'shop' is closed without having been deployed")
