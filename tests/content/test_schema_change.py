@@ -15,6 +15,7 @@ import pytest
 from conftest import role_play
 
 ORG, DATABASE = "acme", "app"
+ROLE = "planetscale.cloud.schema_change : "  # how a task of the role is named in the results
 DATABASE_PATH = "/organizations/%s/databases/%s" % (ORG, DATABASE)
 ORDERS = "CREATE TABLE orders (id bigint unsigned NOT NULL AUTO_INCREMENT, total bigint NOT NULL, PRIMARY KEY (id))"
 NO_KEY = "CREATE TABLE events (name varchar(255) NOT NULL)"
@@ -179,9 +180,18 @@ def test_schema_change_deletes_the_branch_when_asked(ansible, emulator, world, t
     assert emulator.writes() == []
 
 
+def test_schema_change_opens_nothing_for_a_branch_without_a_change(ansible, emulator, world, tmp_path):
+    play = role_play(tmp_path, "schema_change", role_vars(world, without=["schema_change_ddl_tasks"]))
+    ran = ansible.run(play).succeeded(changed=0)
+    assert "Branch pr-7 holds no schema change against main (their schemas match): no deploy request was opened." \
+        in ran.output
+    assert emulator.writes() == [] and deploy_requests(emulator) == []
+
+
 def test_schema_change_stops_on_a_lint_error(ansible, emulator, world, tmp_path):
     play = role_play(tmp_path, "schema_change", role_vars(world, table="events", statement=NO_KEY))
-    failed = ansible.run(play).failed("events", "NO_UNIQUE_KEY")
+    failed = ansible.run(play).failed("is in state 'error': its deploy check failed, with 1 lint error: table 'events' "
+                                      "of keyspace 'app': NO_UNIQUE_KEY")
     assert failed.elapsed < 60
     assert "events" not in tables(emulator, "main")
 
@@ -211,26 +221,28 @@ def test_schema_change_playbook_needs_its_variables(ansible, emulator):
     assert emulator.requests() == []
 
 
-@pytest.mark.parametrize("more, message", [
-    (dict(schema_change_branch="main", schema_change_into_branch="pr-7"),
+@pytest.mark.parametrize("more, refusal, message", [
+    (dict(schema_change_branch="main", schema_change_into_branch="pr-7"), "Refuse to deploy from a production branch",
      'Branch \\"main\\" of database \\"app\\" is a production branch; schema_change deploys the change of a '
      'development branch'),
-    (dict(schema_change_branch="main", schema_change_into_branch="main"),
+    (dict(schema_change_branch="main", schema_change_into_branch="main"), "Refuse to deploy a branch into itself",
      'schema_change_branch and schema_change_into_branch are both \\"main\\"'),
-    (dict(schema_change_branch="pr-404"),
+    (dict(schema_change_branch="pr-404"), "Stop when there is neither the branch nor a deploy request from it",
      'Branch \\"pr-404\\" of database \\"app\\" does not exist, and no deploy request from it into \\"main\\" was '
      'found.'),
 ])
-def test_schema_change_refuses(ansible, emulator, world, tmp_path, more, message):
-    ansible.run(role_play(tmp_path, "schema_change", role_vars(world, **more))).failed(message)
+def test_schema_change_refuses(ansible, emulator, world, tmp_path, more, refusal, message):
+    refused = ansible.run(role_play(tmp_path, "schema_change", role_vars(world, **more))).failed(message)
+    assert [task.name for task in refused.failures()] == [ROLE + refusal]
     assert emulator.writes() == []
 
 
 def test_schema_change_refuses_a_missing_ddl_tasks_file_before_any_request(ansible, emulator, world, tmp_path):
     play = role_play(tmp_path, "schema_change", role_vars(world, schema_change_ddl_tasks="nowhere/migrate.yml"))
     emulator.clear_requests()
-    ansible.run(play).failed('schema_change_ddl_tasks is \\"nowhere/migrate.yml\\", and %s is not a file.'
-                             % (tmp_path / "nowhere" / "migrate.yml"))
+    refused = ansible.run(play).failed('schema_change_ddl_tasks is \\"nowhere/migrate.yml\\", and %s is not a file.'
+                                       % (tmp_path / "nowhere" / "migrate.yml"))
+    assert [task.name for task in refused.failures()] == [ROLE + "Refuse a DDL tasks file that is not there"]
     assert emulator.requests() == []
 
 
