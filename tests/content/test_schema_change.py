@@ -71,6 +71,20 @@ def role_vars(world, table="orders", statement=ORDERS, without=(), **more):
     return values
 
 
+def facts(number, status, tables):
+    """A task after the role: its facts are these (an assert prints only its fail_msg)."""
+    return """
+- name: The role hands back the deploy request, its status and the tables that differ
+  ansible.builtin.assert:
+    that:
+      - (schema_change_deploy_request.number if schema_change_deploy_request else none) == %s
+      - schema_change_status == %r
+      - schema_change_tables == %s
+    fail_msg: "the facts are {{ [schema_change_deploy_request.number | default(none), schema_change_status, schema_change_tables] }}"
+    quiet: true
+""" % ("none" if number is None else number, status, tables)
+
+
 def deploy_requests(emulator):
     return emulator.list(DATABASE_PATH + "/deploy-requests")
 
@@ -166,13 +180,16 @@ def test_schema_change_gated_deploy_waits_for_its_cutover(ansible, emulator, wor
 
 
 def test_schema_change_deletes_the_branch_when_asked(ansible, emulator, world, tmp_path):
-    play = role_play(tmp_path, "schema_change", role_vars(world, schema_change_delete_branch=True))
+    play = role_play(tmp_path, "schema_change", role_vars(world, schema_change_delete_branch=True),
+                     after=facts(1, "revertable", ["orders"]))
     done = ansible.run(play).succeeded(changed=4)  # the DDL, opened, deployed, the branch deleted
     assert "is revertable: the schema is live on main" in done.output and "Branch pr-7 was deleted." in done.output
     assert "orders" in tables(emulator, "main")
     assert [b["name"] for b in emulator.list(DATABASE_PATH + "/branches")] == ["main"]
 
     # the branch is gone: its deploy request is reported, the DDL tasks do not run
+    play = role_play(tmp_path, "schema_change", role_vars(world, schema_change_delete_branch=True),
+                     name="again.yml", after=facts(1, "revertable", []))
     emulator.clear_requests()
     again = ansible.run(play).succeeded(changed=0)
     assert "Deploy request #1 from pr-7 into main is revertable" in again.output
@@ -181,7 +198,8 @@ def test_schema_change_deletes_the_branch_when_asked(ansible, emulator, world, t
 
 
 def test_schema_change_opens_nothing_for_a_branch_without_a_change(ansible, emulator, world, tmp_path):
-    play = role_play(tmp_path, "schema_change", role_vars(world, without=["schema_change_ddl_tasks"]))
+    play = role_play(tmp_path, "schema_change", role_vars(world, without=["schema_change_ddl_tasks"]),
+                     after=facts(None, "no_changes", []))
     ran = ansible.run(play).succeeded(changed=0)
     assert "Branch pr-7 holds no schema change against main (their schemas match): no deploy request was opened." \
         in ran.output
