@@ -77,12 +77,13 @@ def facts(number, status, tables):
 - name: The role hands back the deploy request, its status and the tables that differ
   ansible.builtin.assert:
     that:
-      - (schema_change_deploy_request.number if schema_change_deploy_request else none) == %s
+      - %s
       - schema_change_status == %r
       - schema_change_tables == %s
     fail_msg: "the facts are {{ [schema_change_deploy_request.number | default(none), schema_change_status, schema_change_tables] }}"
     quiet: true
-""" % ("none" if number is None else number, status, tables)
+""" % ("schema_change_deploy_request is none" if number is None else "schema_change_deploy_request.number == %d" % number,
+       status, tables)
 
 
 def deploy_requests(emulator):
