@@ -117,7 +117,7 @@ def failure_sentence(label, request):
     details = []
     if lint_errors(request):
         details.append(lint_sentence(lint_errors(request)))
-    if deployment.get("deploy_check_errors"):
+    if deployment.get("deploy_check_errors") and not lint_errors(request):  # they repeat the lint errors
         details.append("the deploy check says: %s" % str(deployment["deploy_check_errors"]).rstrip("."))
     for operation in deployment.get("deploy_operations") or []:
         if isinstance(operation, dict) and operation.get("deploy_errors"):
@@ -156,8 +156,9 @@ def advanced(request, state, **deployment):
 
 def covered_until(request):
     """The latest time a deploy request is known to cover the branch's schema: created, queued or deployed."""
+    deployment = request.get("deployment") or {}
     times = [parse_iso8601(value) for value in (request.get("created_at"), request.get("deployed_at"),
-                                                 (request.get("deployment") or {}).get("queued_at"))]
+                                                deployment.get("queued_at"))]
     times = [moment for moment in times if moment is not None]
     return max(times) if times else None
 
@@ -173,7 +174,7 @@ class DeployRequestFlow(Module):
     def __init__(self, params, ctx=None):
         super().__init__(params, ctx)
         self.deadline = None
-        self.changed = False
+        self.writes = []
         self.message = None
         self.into = params.get("into_branch")
 
@@ -269,7 +270,6 @@ class DeployRequestFlow(Module):
         changed_at = parse_iso8601((branch or {}).get("schema_last_updated_at"))
         covered = covered_until(latest)
         return changed_at is None or covered is None or changed_at <= covered
-
 
     # The flow ---------------------------------------------------------------------------------
 

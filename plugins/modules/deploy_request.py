@@ -76,7 +76,7 @@ options:
     description:
       - What to do with the revert window that follows a deploy (O(state=deployed) only).
       - V(keep) leaves it open; the task ends at V(complete_pending_revert).
-      - V(skip) ends it at once (V(complete)): the change can no longer be reverted.
+      - V(skip) ends it at once (V(complete)), after which the change can no longer be reverted.
       - V(revert) reverts the change within the window (V(complete_revert)), keeping the data written since. After
         the window has ended the task fails.
     type: str

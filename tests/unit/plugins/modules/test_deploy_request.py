@@ -49,7 +49,7 @@ class Platform:
 
 
 @pytest.fixture
-def platform(server):
+def platform(server, sleeps):  # pylint: disable=unused-argument; a wait the code should not make ends, never hangs
     server.httpd.RequestHandlerClass.do_PUT = server.httpd.RequestHandlerClass.do_GET  # the auto-apply settings
     return lambda **routes: Platform(server, **routes)
 
@@ -131,7 +131,7 @@ def test_into_branch_is_main_where_the_database_cannot_be_read(server, platform)
 
 
 def test_the_open_request_from_the_branch_is_the_one_and_costs_one_read(server, platform):
-    other = dict(request(number=2), branch="other")  # a filter the server ignores is applied here too
+    other = dict(request(number=5), branch="other")  # a filter the server ignores is applied here too
     fake = platform(GET__deploy_requests=[page(other, request(number=1, open_=False), request())])
     result = run(server, branch="dev", into_branch="main")
     assert (result["changed"], result["status"], result["deploy_request"]["number"]) == (False, "deployable", 3)
@@ -347,6 +347,15 @@ def test_lint_errors_fail_fast_naming_the_table_the_error_and_the_docs(server, p
         "request is checked again when the branch changes.")
     assert caught.result["status"] == "blocked" and caught.result["changed"] is False
     assert sleeps == [1.0]  # one poll after the state appears
+
+
+def test_a_ready_request_with_lint_errors_is_not_sent_to_deploy(server, platform):
+    fake = platform(GET__deploy_requests__3=[(200, request("ready", deployable=False, lint_errors=[LINT, LINT]))])
+    caught = failure(server, number=3, state="deployed")
+    assert caught.msg.startswith("Deploy request #3 (dev into main) of database 'shop' is in state 'ready': it cannot "
+                                 "be deployed, with 2 lint errors: table 'logs' of keyspace 'shop': NO_UNIQUE_KEY")
+    assert caught.result["status"] == "blocked"
+    assert fake.writes() == []
 
 
 def test_a_deploy_check_error_is_named(server, platform):
