@@ -67,15 +67,17 @@ CREATE_OPTIONS = ("backup_id", "restore_point", "seed_data", "cluster_size")
 REFUSALS = (400, 409, 422)
 
 
-def readiness(label):
-    """The wait for a branch (label: "branch 'dev' of database 'shop'") to be ready, or asleep."""
+def readiness(label, need=None):
+    """The wait for a branch (label: "branch 'dev' of database 'shop'") to be ready, or asleep; need: what the
+    task does next that needs it ready ("be promoted"), when waiting is not the user's choice."""
     what = capital(label)
+    remedy = "it must be ready to %s: raise wait_timeout" % need if need else "raise wait_timeout or set wait to false"
     return Waiter(
         "%s to be ready" % label, done=lambda b: b.get("ready") or b.get("state") in ASLEEP,
         state=lambda b: b.get("state"), key="branch",
         failed=lambda b: "%s was deleted while waiting for it to be ready." % what if b is None else None,
-        timed_out=lambda b, timeout: "%s was not ready after %s seconds (state %r); raise wait_timeout or set wait "
-                                     "to false." % (what, timeout, b.get("state")))
+        timed_out=lambda b, timeout: "%s was not ready after %s seconds (state %r); %s." % (
+            what, timeout, b.get("state"), remedy))
 
 
 def promotion(label, production):
@@ -150,45 +152,49 @@ class BranchResource(Resource):
         elif self.params["safe_migrations"] and not resource.get("safe_migrations"):
             self.refuse_lint_errors(resource["name"])
 
-    def refuse_lint_errors(self, branch, error=None):
+    def refuse_lint_errors(self, branch, error=None, changed=False):
         """Fail, naming every lint error, when the schema of branch (this one, or the parent a new one copies) has
-        any; error is the API's refusal this explains."""
+        any; error is the API's refusal this explains, changed whether this run wrote before it."""
         errors = read_lint_errors(self.client, self.url(branch))
         if not errors:
             return
         subject = capital(self.label()) if branch == self.params["name"] else (
             "Branch %r, whose schema %s would start with," % (branch, self.label()))
-        extra = dict(status=error.status, error=error.as_dict()) if error is not None else {}
+        extra = dict(status=error.status, error=error.as_dict(), changed=changed) if error is not None else {}
         raise ModuleFailure(UNSAFE_SCHEMA % (subject, len(errors), "" if len(errors) == 1 else "s",
                                              "it" if len(errors) == 1 else "them", lint_sentence(errors)), **extra)
 
     def update(self, resource, changes):
         name, branch = resource["name"], resource
+        wrote = self.created or "deletion_protected" in changes or changes.get("safe_migrations") is False
         if "deletion_protected" in changes:
             branch = self.client.patch(self.url(name), json=dict(deletion_protected=changes["deletion_protected"]))
         if changes.get("safe_migrations") is False:
             branch = self.client.delete(self.url(name, "safe-migrations")) or self.read()
         if "production" in changes:
-            branch = self.ready(branch)
+            branch = self.ready(branch, wrote, "be %s" % ("promoted" if changes["production"] else "demoted"))
             branch = self.client.post(self.url(name, "promote" if changes["production"] else "demote")) or self.read()
             branch = promotion(self.label(), changes["production"]).wait(self.read, self.params["wait_timeout"],
-                                                                         current=branch)
+                                                                         current=branch, changed=True)
         if changes.get("safe_migrations"):
-            branch = self.ready(branch)
+            wrote = wrote or "production" in changes
+            branch = self.ready(branch, wrote, "enable safe migrations")
             try:
                 branch = self.client.post(self.url(name, "safe-migrations")) or self.read()
             except ApiError as error:
                 if error.status not in REFUSALS:
                     raise
-                self.refuse_lint_errors(name, error)  # the lint errors, else the API's own words (lint read once)
-                raise ModuleFailure(self.explain(error), status=error.status, error=error.as_dict())
+                self.refuse_lint_errors(name, error, changed=wrote)  # else the API's own words (lint read once)
+                raise ModuleFailure(self.explain(error), status=error.status, error=error.as_dict(), changed=wrote)
         return with_cluster_name(branch)
 
-    def ready(self, branch):
-        """The branch once it is ready (or asleep): promoting it and enabling safe migrations need that."""
+    def ready(self, branch, changed, need):
+        """The branch once it is ready (or asleep), which what the task does next needs. changed: whether this run
+        has written already, for the result of a timeout."""
         if branch.get("ready"):
             return branch
-        return readiness(self.label()).wait(self.read, self.params["wait_timeout"], current=branch)
+        return readiness(self.label(), need).wait(self.read, self.params["wait_timeout"], current=branch,
+                                                  changed=changed)
 
     def delete(self, resource):
         if resource.get("deletion_protected") and self.params["deletion_protected"] is False:

@@ -89,6 +89,29 @@ def test_a_promotion_that_never_shows_fails_after_wait_timeout_with_the_branch(s
     assert caught.value.msg.startswith("Waited 10 seconds for branch 'dev' of database 'shop' to be promoted to "
                                        "production; the last state was 'development'.")
     assert caught.value.result["branch"]["production"] is False
+    assert caught.value.result["changed"] is True  # the promotion was sent
+
+
+@pytest.mark.parametrize("args, changed", [(dict(), False), (dict(deletion_protected=True), True)],
+                         ids=["nothing-sent", "protected-first"])
+def test_a_branch_never_ready_to_be_promoted_fails_saying_whether_anything_was_written(server, sleeps, args, changed):
+    server.script = [(200, branch("pending")), (200, branch("pending", deletion_protected=True))]
+    server.default = (200, branch("pending"))
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, production=True, wait_timeout=5, **args)
+    assert caught.value.msg == ("Branch 'dev' of database 'shop' was not ready after 5 seconds (state 'pending'); it "
+                                "must be ready to be promoted: raise wait_timeout.")
+    assert caught.value.result["changed"] is changed
+    assert "POST" not in [r["method"] for r in server.requests]
+
+
+def test_a_new_branch_that_is_never_ready_to_be_promoted_fails_as_changed(server, sleeps):
+    server.script = [NOT_FOUND, (201, branch("pending"))]
+    server.default = (200, branch("pending"))
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, parent_branch="main", production=True, wait_timeout=5)
+    assert caught.value.result["changed"] is True
+    assert [r["method"] for r in server.requests].count("POST") == 1
 
 
 def test_a_branch_that_is_not_ready_is_waited_for_before_it_is_promoted(server, sleeps):
@@ -148,8 +171,17 @@ def test_a_refusal_of_safe_migrations_because_of_new_lint_errors_lists_them(serv
     assert caught.value.msg.startswith("Branch 'dev' of database 'shop' has 1 schema lint error, and safe migrations "
                                        "cannot be enabled until the schema has none; fix it: table 'logs' of keyspace "
                                        "'shop': NO_UNIQUE_KEY")
-    assert caught.value.result["status"] == status
+    assert caught.value.result["status"] == status and caught.value.result["changed"] is False
     assert calls(server)[-2:] == [("POST", "/dev/safe-migrations"), ("GET", "/dev/schema/lint")]
+
+
+@pytest.mark.parametrize("lint_then", [[lint(NO_KEY)], [lint()]], ids=["lint-errors", "api-words"])
+def test_a_refusal_of_safe_migrations_after_the_promotion_fails_as_changed(server, lint_then):
+    server.script = [(200, branch()), lint(), (200, branch(production=True)),
+                     (422, {"code": "unprocessable", "message": "no"})] + lint_then
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, production=True, safe_migrations=True)
+    assert caught.value.result["changed"] is True and caught.value.result["status"] == 422
 
 
 def test_a_refusal_of_safe_migrations_without_lint_errors_is_the_api_s_own(server):
