@@ -26,9 +26,11 @@ FORBIDDEN = [
     (re.compile(r'\.py[co]$'), 'compiled python'),
     (re.compile(r'\.tar\.gz$'), 'nested tarball'),
     (re.compile(r'^changelogs/\.plugin-cache\.yaml$'), 'changelog plugin cache'),
+    (re.compile(r'^docs/benchmarks\.'), 'benchmark report (the repository keeps it; users need none of it)'),
 ]
 
-REQUIRED = ['MANIFEST.json', 'FILES.json', 'meta/runtime.yml', 'LICENSE', 'README.md']
+REQUIRED = ['MANIFEST.json', 'FILES.json', 'meta/runtime.yml', 'LICENSE', 'README.md', 'CHANGELOG.rst',
+            'changelogs/changelog.yaml', 'meta/execution-environment.yml']
 
 
 def main():

@@ -5,8 +5,18 @@
 from __future__ import annotations
 
 
-# What every module of the collection shares: its action plugin, async, and the action group.
-_SHARED = r"""
+class ModuleDocFragment:
+    # An information module: reads only.
+    INFO = r"""
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+    details: The module only reads, so check mode gives the same result.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in diff mode).
+    support: N/A
+    details: The module never changes anything.
   action:
     description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
     support: full
@@ -25,21 +35,6 @@ _SHARED = r"""
       - planetscale.cloud.all
 """
 
-
-class ModuleDocFragment:
-    # An information module: reads only.
-    INFO = r"""
-attributes:
-  check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
-    details: The module only reads, so check mode gives the same result.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in diff mode).
-    support: N/A
-    details: The module never changes anything.
-""".rstrip("\n") + _SHARED
-
     # A module that manages a resource.
     RESOURCE = r"""
 attributes:
@@ -51,4 +46,20 @@ attributes:
     description: Will return details on what has changed (or possibly needs changing in diff mode).
     support: full
     details: Shows the managed fields before and after; secrets never appear in a diff.
-""".rstrip("\n") + _SHARED
+  action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
+    support: full
+    details:
+      - The action plugin of the same name runs the module's logic on the controller, without a module process, when
+        the task's connection is C(local); set the variable C(planetscale_in_process=false) to run the module instead.
+      - An C(async) task, a host reached through another connection, or a controller without C(requests) runs the module.
+  async:
+    description: Supports being used with the C(async) keyword.
+    support: full
+    details: An C(async) task runs the module process, as C(ansible.builtin.async_status) expects.
+  action_group:
+    description: Use C(group/planetscale.cloud.all) in C(module_defaults) to set defaults for this module.
+    support: full
+    membership:
+      - planetscale.cloud.all
+"""

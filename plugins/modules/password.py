@@ -83,6 +83,8 @@ extends_documentation_fragment:
   - planetscale.cloud.api.unused_auth_url
   - planetscale.cloud.api.unused_oauth_client
   - planetscale.cloud.attributes.resource
+seealso:
+  - module: planetscale.cloud.password_info
 requirements:
   - requests
 """

@@ -57,6 +57,9 @@ extends_documentation_fragment:
   - planetscale.cloud.api.unused_auth_url
   - planetscale.cloud.api.unused_oauth_client
   - planetscale.cloud.attributes.resource
+seealso:
+  - module: planetscale.cloud.team_info
+  - module: planetscale.cloud.team_member_info
 requirements:
   - requests
 """

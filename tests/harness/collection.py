@@ -8,11 +8,17 @@ integration targets' configuration and the demo playbook's variables.
 
 from __future__ import annotations
 
+import pathlib
+
 FQCN = "planetscale.cloud."
-# Modules that take the resource API's credentials and organization; user_info takes no organization.
-ORG_MODULES = ("branch", "branch_info", "password", "password_info", "query_pattern_info", "region_info",
-               "team", "team_info", "team_member_info")
-MODULES = ORG_MODULES + ("user_info", "token", "token_info")
+# Every module of the collection, read from plugins/modules/, so that a new module is in every suite that
+# walks MODULES (bad input, every-module playbook) and fails there until it is given its cases.
+MODULES = tuple(sorted(path.stem for path in (pathlib.Path(__file__).resolve().parents[2] / "plugins" / "modules")
+                       .glob("*.py") if not path.stem.startswith("_")))
+# The modules that take no organization: the OAuth modules and user_info. The others take the resource API's
+# credentials and organization.
+NO_ORGANIZATION = ("token", "token_info", "user_info")
+ORG_MODULES = tuple(name for name in MODULES if name not in NO_ORGANIZATION)
 
 
 def emulator_vars(emulator):

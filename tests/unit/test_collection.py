@@ -29,3 +29,29 @@ def test_every_module_has_an_in_process_action_of_the_same_name(name):
     module = importlib.import_module("ansible_collections.planetscale.cloud.plugins.modules." + name)
     assert issubclass(action, InProcessAction)
     assert getattr(module, action.module_class.__name__) is action.module_class
+
+
+def test_the_user_agent_names_the_version_in_galaxy_yml():
+    """galaxy.yml is the one source of the version; the client's User-Agent must say the same."""
+    from ansible_collections.planetscale.cloud.plugins.module_utils import client
+
+    with open(os.path.join(ROOT, "galaxy.yml")) as handle:
+        version = yaml.safe_load(handle)["version"]
+    assert client.COLLECTION_VERSION == version
+    assert client.USER_AGENT.startswith("planetscale.cloud/%s " % version)
+
+
+def test_every_new_plugin_is_added_in_the_version_galaxy_yml_is_about_to_release_or_before():
+    """version_added never names a release after the one galaxy.yml describes."""
+    from ansible.module_utils.compat.version import LooseVersion
+
+    with open(os.path.join(ROOT, "galaxy.yml")) as handle:
+        version = LooseVersion(yaml.safe_load(handle)["version"])
+    for kind in ("modules", "filter"):
+        folder = os.path.join(ROOT, "plugins", kind)
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith(".py") or name.startswith("_"):
+                continue
+            module = importlib.import_module("ansible_collections.planetscale.cloud.plugins.%s.%s" % (kind, name[:-3]))
+            added = yaml.safe_load(module.DOCUMENTATION)["version_added"]
+            assert LooseVersion(str(added)) <= version, "%s/%s: version_added %s" % (kind, name, added)
