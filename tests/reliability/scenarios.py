@@ -19,6 +19,7 @@ BRANCH = "rel-a"
 TEAM = "Reliability"
 TEAM_SLUG = "reliability"
 REPORTS = 150  # query-pattern reports: two cursor pages
+SCHEMA_BRANCH = "rel-schema"
 BEARER = dict(service_token="{{ omit }}", service_token_id="{{ omit }}")
 
 
@@ -26,13 +27,18 @@ def prepare(emulator, watch):
     """Fixtures the playbook reads, and its variables (two authorization codes, secrets to watch for)."""
     world = emulator.world
     emulator.seed(reports=dict(branch=world["branch"], count=REPORTS))
+    # a development branch with a schema change, for the deploy-request tasks
+    emulator.api("POST", "/organizations/%s/databases/%s/branches" % (world["organization"], world["database"]),
+                 dict(name=SCHEMA_BRANCH, parent_branch=world["branch"]))
+    emulator.advance(5)  # the branch is ready
+    emulator.ddl(world["database"], SCHEMA_BRANCH, ["CREATE TABLE orders (id bigint NOT NULL, PRIMARY KEY (id))"])
     codes = dict(code_1=emulator.code(), code_2=emulator.code())
     watch.learn(*codes.values())
     return codes
 
 
 def every_module(emulator, **connection):
-    """One play that uses all twelve modules; the list of (task name, module) it runs."""
+    """One play that uses every module; the list of (task name, module) it runs."""
     database, users = "{{ world.database }}", emulator.world["users"]
     app = "{{ world.oauth_application.%s }}"
     tasks = [
@@ -54,6 +60,19 @@ def every_module(emulator, **connection):
         task("Ensure password app, a no-op", "password", no_log=True, database=database, branch=BRANCH, name="app",
              role="reader", ttl=3600, cidrs=["10.0.0.0/8", "192.168.0.0/16"]),
         task("List the passwords of rel-a", "password_info", database=database, branch=BRANCH),
+        task("Protect branch rel-a", "branch", database=database, name=BRANCH, deletion_protected=True),
+        task("Read the schema of rel-schema", "branch_schema_info", database=database, branch=SCHEMA_BRANCH),
+        task("Open the deploy request from rel-schema", "deploy_request", register="opened", database=database,
+             branch=SCHEMA_BRANCH, into_branch="main", notes="Adds orders"),
+        task("Approve the deploy request", "deploy_request_review", database=database,
+             number="{{ opened.deploy_request.number }}"),
+        task("Deploy it and skip the revert window", "deploy_request", database=database,
+             number="{{ opened.deploy_request.number }}", state="deployed", revert_window="skip"),
+        task("Deploy it again, a no-op", "deploy_request", database=database,
+             number="{{ opened.deploy_request.number }}", state="deployed", revert_window="skip"),
+        task("Read the deploy request", "deploy_request_info", database=database,
+             number="{{ opened.deploy_request.number }}"),
+        task("List the deploy requests", "deploy_request_info", database=database),
         task("Create team Reliability", "team", name=TEAM, description="Runs at night",
              members=[users[0]["email"], users[1]["id"]]),
         task("Change team Reliability", "team", team=TEAM_SLUG, description="Runs at night, with faults",
@@ -104,5 +123,9 @@ def end_state(emulator):
         members = emulator.list("/organizations/%s/teams/%s/members" % (org, team["slug"]))
         teams[team["slug"]] = dict(name=team["name"], description=team.get("description"),
                                    members=sorted(m["user"]["id"] for m in members))
-    return dict(branches=[(b["name"], b.get("parent_branch"), (b.get("region") or {}).get("slug"))
-                          for b in branches], passwords=passwords, teams=teams)
+    deploys = sorted((d["branch"], d["into_branch"], d["state"], d["deployment_state"], d.get("notes"))
+                     for d in emulator.list(base + "/deploy-requests"))
+    tables = sorted(table["name"] for table in emulator.api("GET", base + "/branches/main/schema")["data"])
+    return dict(branches=[(b["name"], b.get("parent_branch"), (b.get("region") or {}).get("slug"),
+                           b.get("deletion_protected")) for b in branches],
+                passwords=passwords, teams=teams, deploys=deploys, production_tables=tables)

@@ -33,6 +33,10 @@ from harness import FQCN, MODULES, ORG_MODULES, module_defaults, play
 VALID = {
     "branch": dict(database="app", name="bad-input", parent_branch="main", wait=False),
     "branch_info": dict(database="app"),
+    "branch_schema_info": dict(database="app", branch="main"),
+    "deploy_request": dict(database="app", branch="bad-input", into_branch="main", wait=False),
+    "deploy_request_info": dict(database="app"),
+    "deploy_request_review": dict(database="app", number=1),
     "password": dict(database="app", branch="main", name="bad-input"),
     "password_info": dict(database="app", branch="main"),
     "query_pattern_info": dict(database="app", branch="main"),
@@ -44,19 +48,27 @@ VALID = {
     "token": dict(grant_type="refresh_token", refresh_token="not-a-refresh-token-the-emulator-issued"),
     "token_info": dict(access_token="not-an-access-token-the-emulator-issued"),
 }
-INTS = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), **dict(
+INTS = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), deploy_request=("number", "wait_timeout"),
+            deploy_request_info=("number", "limit"), deploy_request_review=("number",), **dict(
     (name, ("limit",)) for name in ("branch_info", "password_info", "query_pattern_info", "region_info", "team_info",
                                     "team_member_info")))
-BOOLS = dict(branch=("wait",), password=("replica", "replace", "renew"), team=("purge_members",),
+BOOLS = dict(branch=("wait", "production", "safe_migrations", "deletion_protected"),
+             deploy_request=("auto_cutover", "auto_delete_branch", "instant_ddl", "cutover", "wait"), password=("replica", "replace", "renew"), team=("purge_members",),
              branch_info=("production",), token_info=("fail_if_inactive",))
-CHOICES = dict(branch=("state", "seed_data"), password=("state", "role"), team=("state",), token=("grant_type",))
+CHOICES = dict(branch=("state", "seed_data"), password=("state", "role"), team=("state",), token=("grant_type",),
+               deploy_request=("state", "revert_window"), deploy_request_info=("state",),
+               deploy_request_review=("action",))
 PATHS = dict(branch=("database", "name", "parent_branch"), branch_info=("database", "name"),
+             branch_schema_info=("database", "branch"), deploy_request=("database", "branch", "into_branch"),
+             deploy_request_info=("database", "branch", "into_branch"), deploy_request_review=("database",),
              password=("database", "branch", "id"), password_info=("database", "branch"),
              query_pattern_info=("database", "branch"), region_info=("database",), team=("team",),
              team_info=("team",), team_member_info=("team",), token=("application_id",))
 NAMES = dict(password=("name",), team=("name",), password_info=("name",))
-NEGATIVE = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), **dict(
-    (name, ("limit",)) for name in INTS if name not in ("branch", "password", "token")))
+OWN_NEGATIVE = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",),
+                    deploy_request=("number", "wait_timeout"), deploy_request_info=("number", "limit"),
+                    deploy_request_review=("number",))
+NEGATIVE = dict(OWN_NEGATIVE, **dict((name, ("limit",)) for name in INTS if name not in OWN_NEGATIVE))
 NULL = "<null>"  # an option given as null (None drops it)
 CONFLICTS = {
     "query_pattern_info": [dict(starting_after="a1", ending_before="b2")],
@@ -67,6 +79,7 @@ CONFLICTS = {
 }
 MISSING = dict(branch=("database", "name"), password=("branch", "name"), password_info=("database",),
                query_pattern_info=("branch",), region_info=("database",), team_member_info=("team",),
+               branch_schema_info=("branch",), deploy_request=("database",), deploy_request_review=("number",),
                token=("grant_type", "refresh_token"), token_info=("access_token",))
 PATH_CHARACTERS = ("/", "../", "?", "#", "%2F", "\\", "\x00", "\n", "\t", "%")
 LOCAL_EXAMPLES = 2  # cases per kind of bad input and module, each checkable without a request
@@ -125,7 +138,8 @@ def _local_changes(module):
         options.append(st.tuples(st.just("%s, an unknown choice" % name),
                                  st.fixed_dictionaries({name: TEXT.filter(lambda s: s.strip() not in (
                                      "present", "absent", "reader", "writer", "admin", "readwriter",
-                                     "last_successful_backup", "authorization_code", "refresh_token"))})))
+                                     "last_successful_backup", "authorization_code", "refresh_token", "open",
+                                     "closed", "deployed", "keep", "skip", "revert", "approve", "comment"))})))
     for name in PATHS.get(module, ()) + (("organization",) if module in ORG_MODULES else ()):
         options.append(st.tuples(st.just("%s, not a name" % name), st.fixed_dictionaries({name: NOT_A_NAME})))
     for name in NAMES.get(module, ()):
@@ -309,6 +323,11 @@ ENDPOINTS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]
     "/v1/organizations/{}/databases/{}/branches/{}/passwords",
     "/v1/organizations/{}/databases/{}/branches/{}/passwords/{}",
     "/v1/organizations/{}/databases/{}/branches/{}/query-patterns",
+    "/v1/organizations/{}/databases/{}/branches/{}/schema", "/v1/organizations/{}/databases/{}/branches/{}/schema/lint",
+    "/v1/organizations/{}/databases/{}/deploy-requests", "/v1/organizations/{}/databases/{}/deploy-requests/{}",
+    "/v1/organizations/{}/databases/{}/deploy-requests/{}/deployment",
+    "/v1/organizations/{}/databases/{}/deploy-requests/{}/operations",
+    "/v1/organizations/{}/databases/{}/deploy-requests/{}/reviews",
     "/v1/organizations/{}/oauth-applications/{}/token", "/oauth/token", "/oauth/token/info")]
 
 
@@ -329,7 +348,9 @@ def test_names_only_the_api_can_judge_fail_with_a_message_and_reach_only_their_e
         segments = [segment for segment in entry["path"].split("/")
                     if segment and segment not in ("v1", "organizations", "databases", "branches", "teams",
                                                    "members", "passwords", "regions", "query-patterns", "user",
-                                                   "oauth", "token", "info", "oauth-applications")]
+                                                   "oauth", "token", "info", "oauth-applications", "schema",
+                                                   "lint", "deploy-requests", "deployment", "operations", "reviews")
+                    and not segment.isdigit()]
         strays += [entry["path"] for segment in segments if segment not in values | known]
     assert strays == [], "requests outside the collection's endpoints: %s" % strays[:5]
     assert any(task.failed for task in run.tasks)

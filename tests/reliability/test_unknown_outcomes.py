@@ -10,6 +10,8 @@ a grant whose tokens were lost fails with a sentence that says so.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from harness import REVEALS, module_defaults, play, task
@@ -137,6 +139,79 @@ def test_each_write_with_an_unknown_outcome_leaves_one_resource_and_reports_the_
     assert teams["uo-team"]["description"] == "changed"
     members = emulator.list("/organizations/acme/teams/uo-team/members")
     assert [m["user"]["id"] for m in members] == [world["users"][1]["id"]]
+
+
+# Schema changes ---------------------------------------------------------------------------------
+
+
+def _schema_setup(emulator):
+    """uo-dr carries a new table for a deploy request; uo-prod is a development branch to promote."""
+    base = "/organizations/acme/databases/app/branches"
+    for name in ("uo-dr", "uo-prod"):
+        emulator.api("POST", base, dict(name=name, parent_branch="main"))
+    emulator.advance(5)  # the branches are ready
+    emulator.ddl("app", "uo-dr", ["CREATE TABLE orders (id bigint NOT NULL, PRIMARY KEY (id))"])
+
+
+SCHEMA_WRITES = [
+    ("POST", DB_PATH + "/deploy-requests$"),
+    ("POST", DB_PATH + "/deploy-requests/[0-9]+/reviews$"),
+    ("POST", DB_PATH + "/deploy-requests/[0-9]+/deploy$"),
+    ("POST", DB_PATH + "/deploy-requests/[0-9]+/skip-revert$"),
+    ("POST", DB_PATH + "/branches/uo-prod/promote$"),
+    ("POST", DB_PATH + "/branches/uo-prod/safe-migrations$"),
+    ("PATCH", DB_PATH + "/branches/uo-dr$"),
+]
+
+
+@pytest.mark.parametrize("mode,in_process", WRITE_CASES)
+def test_each_schema_change_write_with_an_unknown_outcome_is_applied_once(emulator, ansible, figures, mode, in_process):
+    _schema_setup(emulator)
+    rules = [dict(MODES[mode], method=method, path=path, times=1) for method, path in SCHEMA_WRITES]
+    emulator.clear_requests()
+    emulator.faults(*rules)
+    number = "{{ opened.deploy_request.number }}"
+    run = ansible.run([play([
+        task("Open the deploy request from uo-dr", "deploy_request", register="opened", database="app",
+             branch="uo-dr", into_branch="main", notes="Adds orders"),
+        task("Approve it", "deploy_request_review", database="app", number=number),
+        task("Deploy it and skip the revert window", "deploy_request", database="app", number=number,
+             state="deployed", revert_window="skip"),
+        task("Promote uo-prod with safe migrations", "branch", database="app", name="uo-prod", production=True,
+             safe_migrations=True),
+        task("Protect uo-dr", "branch", database="app", name="uo-dr", deletion_protected=True),
+    ], defaults=module_defaults())], emulator=emulator, in_process=in_process,
+        label="schema-change unknown outcomes %s in_process=%s" % (mode, in_process))
+    fired = [rule for rule in emulator.control("GET", "/faults")["rules"] if rule["remaining"] == 0]
+    log = emulator.requests()
+    emulator.control("DELETE", "/faults")
+    figures["faults_injected"] += len([entry for entry in log if entry["fault"]])
+    figures["writes_with_unknown_outcome"] += len(fired)
+
+    run.without_failures()
+    figures["faults_survived"] += len([entry for entry in log if entry["fault"]])
+    assert len(fired) == len(rules), "every write met its fault"
+    assert all(step.changed for step in run.tasks)
+
+    requests = emulator.list("/organizations/acme/databases/app/deploy-requests")
+    figures["duplicates"] += max(0, len(requests) - 1)
+    assert [(r["branch"], r["deployment_state"]) for r in requests] == [("uo-dr", "complete")]
+    number = requests[0]["number"]
+    assert run.result("Deploy it and skip the revert window").result["deploy_request"]["number"] == number
+    reviews = emulator.list("/organizations/acme/databases/app/deploy-requests/%d/reviews" % number)
+    assert [review["state"] for review in reviews] == ["approved"]
+    # A POST applied but unanswered is read back, never sent again; one lost before it arrived is sent again.
+    # (The PATCH is idempotent: the client may send it again as it is; the end state below shows it applied once.)
+    sent = dict((path, len([e for e in log if e["method"] == method and re.search(path, e["path"])]))
+                for method, path in SCHEMA_WRITES if method == "POST")
+    expected = 1 if mode.startswith("committed") else 2
+    assert dict((path, count) for path, count in sent.items() if count != expected) == {}
+    tables = [table["name"] for table in emulator.api(
+        "GET", "/organizations/acme/databases/app/branches/main/schema")["data"]]
+    assert "orders" in tables
+    branches = dict((b["name"], b) for b in emulator.list("/organizations/acme/databases/app/branches"))
+    assert branches["uo-prod"]["production"] is True and branches["uo-prod"]["safe_migrations"] is True
+    assert branches["uo-dr"]["deletion_protected"] is True
 
 
 # Token grants -----------------------------------------------------------------------------------
