@@ -53,7 +53,8 @@ INTS = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), dep
     (name, ("limit",)) for name in ("branch_info", "password_info", "query_pattern_info", "region_info", "team_info",
                                     "team_member_info")))
 BOOLS = dict(branch=("wait", "production", "safe_migrations", "deletion_protected"),
-             deploy_request=("auto_cutover", "auto_delete_branch", "instant_ddl", "cutover", "wait"), password=("replica", "replace", "renew"), team=("purge_members",),
+             deploy_request=("auto_cutover", "auto_delete_branch", "instant_ddl", "cutover", "wait"),
+             password=("replica", "replace", "renew"), team=("purge_members",),
              branch_info=("production",), token_info=("fail_if_inactive",))
 CHOICES = dict(branch=("state", "seed_data"), password=("state", "role"), team=("state",), token=("grant_type",),
                deploy_request=("state", "revert_window"), deploy_request_info=("state",),
