@@ -55,6 +55,7 @@ for (const [selector, attribute] of [['a[href]', 'href'], ['img[src]', 'src'], [
   for (const element of document.querySelectorAll(selector)) {
     found.push({tag: element.tagName.toLowerCase(), raw: element.getAttribute(attribute),
                 url: element[attribute], text: (element.innerText || element.alt || '').trim().slice(0, 80),
+                main: element.closest('[role="main"]') !== null,
                 rendered: element.tagName === 'IMG' ? element.complete && element.naturalWidth > 0 : null});
   }
 }
@@ -110,7 +111,8 @@ def browser(width=1280, height=1000):
 
 
 class Page:
-    """A page as the browser rendered it: its links ({tag, raw, url, text, rendered}), ids and title."""
+    """A page as the browser rendered it: its links ({tag, raw, url, text, main, rendered}: main when in the
+    page's content, not its navigation; rendered for an image the browser shows), ids and title."""
 
     def __init__(self, url, found):
         self.url = url
@@ -324,7 +326,8 @@ def role_page_problems(driver, url, entry_points):
 
 
 def listed_problems(page, base, wanted):
-    """Which of wanted ({description: page path under the server's root}) page does not link to."""
-    linked = set(local(page_key(link["url"] or ""), base) for link in page.links if link["tag"] == "a")
+    """Which of wanted ({description: page path under the server's root}) the page's content (not its
+    navigation) does not link to."""
+    linked = set(local(page_key(link["url"] or ""), base) for link in page.links if link["tag"] == "a" and link["main"])
     return ["%s does not link to %s (%s)" % (local(page.url, base), path, description)
             for description, path in sorted(wanted.items()) if "/" + path not in linked]
