@@ -198,13 +198,13 @@ docs-lint: setup-new copy ## antsibull-docs lint-collection-docs --plugin-docs
 setup-docs: ## .venv/docs: antsibull-docs, Sphinx, the Ansible theme, MyST, selenium (requirements/docs.txt)
 	@hack/venv.sh $(VENV_DOCS) "$(or $(PYTHON_NEW),$(NEW_PY))" requirements/docs.txt
 
-docs: setup-docs copy ## the documentation site (antsibull-docs sphinx-init + build.sh, Sphinx warnings fail it): build/docs/build/html
+docs: setup-docs copy ## the documentation site with antsibull-docs and Sphinx (warnings fail it): build/docs/build/html
 	@hack/docs.sh
 
-browser: ## headless Chromium and chromedriver for the site's test: Debian's chromium, chromium-driver (apt-get) when missing
+browser: ## headless Chromium for the site's test: Debian's chromium and chromium-driver, when missing
 	@hack/browser.sh
 
-docs-site: docs browser ## make docs, then read the site in headless Chromium (tests/docs; screenshots in build/docs-artifacts)
+docs-site: docs browser ## make docs, then the site in headless Chromium (tests/docs; screenshots: build/docs-artifacts)
 	$(VENV_DOCS)/bin/python -m pytest tests/docs -q -p no:cacheprovider $(DOCS_ARGS)
 
 build: setup-new ## ansible-galaxy collection build into build/, then check the tarball's contents

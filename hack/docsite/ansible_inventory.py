@@ -42,7 +42,8 @@ def builtin_plugins():
     """(name, type) of every plugin ansible-core documents: a module or plugin file, or a filter's or test's YAML."""
     base = os.path.dirname(os.path.abspath(ansible.__file__))
     found = set()
-    for plugin_type, folder in [("module", "modules")] + [(kind, os.path.join("plugins", kind)) for kind in PLUGIN_TYPES]:
+    folders = [("module", "modules")] + [(kind, os.path.join("plugins", kind)) for kind in PLUGIN_TYPES]
+    for plugin_type, folder in folders:
         for entry in os.listdir(os.path.join(base, folder)):
             name, extension = os.path.splitext(entry)
             if name.startswith("_") or extension not in (".py", ".yml"):

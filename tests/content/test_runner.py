@@ -34,7 +34,7 @@ import yaml
 from harness import ROOT, demo_vars
 from harness.secrets import ISSUED_SECRET
 
-ansible_runner = pytest.importorskip("ansible_runner", reason="ansible-runner is in requirements/new.txt: make setup-new")
+RUNNER = os.path.join(os.path.dirname(sys.executable), "ansible-runner")
 
 BRANCH_TASKS = os.path.join("ansible_collections", "planetscale", "cloud", "roles", "branch_environment", "tasks",
                             "password.yml")
@@ -73,24 +73,36 @@ def installed(tmp_path_factory):
     return str(base / "installed")
 
 
+def _read(path, missing):
+    """A file's text (stripped), or missing when there is no such file."""
+    if not os.path.exists(path):
+        return missing
+    with open(path, encoding="utf-8") as handle:
+        return handle.read().strip()
+
+
 class Job:
     """One ansible-runner job: its private data directory, status, rc, events and stdout."""
 
-    def __init__(self, private, result):
+    def __init__(self, private, done):
         self.private = private
-        self.status, self.rc = result.status, result.rc
-        self.events = []  # (file name, event as loaded)
+        self.output = done.stdout  # what ansible-runner itself said (with --quiet, only its own errors)
+        artifacts = os.path.join(private, "artifacts", "job")
+        self.status = _read(os.path.join(artifacts, "status"), "no status (ansible-runner exited %s)" % done.returncode)
+        self.rc = int(_read(os.path.join(artifacts, "rc"), "-1"))
+        self.events = []  # (file name, its text)
         for path in sorted(glob.glob(os.path.join(private, "artifacts", "job", "job_events", "*.json")),
                            key=lambda name: int(os.path.basename(name).split("-", 1)[0])):
             with open(path, encoding="utf-8") as handle:
                 self.events.append((os.path.basename(path), handle.read()))
-        with open(os.path.join(private, "artifacts", "job", "stdout"), encoding="utf-8") as handle:
-            self.stdout = handle.read()
+        self.parsed = [json.loads(text) for name, text in self.events]
+        self.stdout = _read(os.path.join(artifacts, "stdout"), "")
 
     def ran_from(self, collections):
         """Whether the role tasks that ran are those of the collection installed in collections."""
-        role = os.path.join(collections, "ansible_collections", "planetscale", "cloud", "roles", "branch_environment", "")
-        paths = [event["event_data"].get("task_path") or "" for _, event in self.loaded()
+        role = os.path.join(collections, "ansible_collections", "planetscale", "cloud", "roles",
+                            "branch_environment", "")
+        paths = [event["event_data"].get("task_path") or "" for event in self.parsed
                  if "/roles/branch_environment/" in event.get("event_data", {}).get("task_path", "")]
         return bool(paths) and all(path.startswith(role) for path in paths)
 
@@ -99,7 +111,7 @@ class Job:
         job's input (env/), and artifacts/<ident>/command, where ansible-runner records the environment it
         was given (AWX removes the private data directory after the job; it stores only events and stdout)."""
         found = []
-        for folder, _, files in os.walk(self.private):
+        for folder, unused_dirs, files in os.walk(self.private):
             for name in files:
                 path = os.path.join(folder, name)
                 relative = os.path.relpath(path, self.private)
@@ -112,20 +124,17 @@ class Job:
                     found.append(relative)
         return sorted(found)
 
-    def loaded(self):
-        return [(name, json.loads(text)) for name, text in self.events]
-
     def task_events(self, task):
         """The events of a task (by name) that carry a result."""
-        return [event for _, event in self.loaded()
+        return [event for event in self.parsed
                 if event.get("event_data", {}).get("task") == task and "res" in event.get("event_data", {})]
 
     def __str__(self):
-        return "ansible-runner job in %s: status %s, rc %s\n%s" % (self.private, self.status, self.rc,
-                                                                     self.stdout[-6000:])
+        return "ansible-runner job in %s: status %s, rc %s\n%s\n%s" % (
+            self.private, self.status, self.rc, self.output[-2000:], self.stdout[-6000:])
 
 
-def run_job(tmp_path, monkeypatch, emulator, collections, playbook, extravars):
+def run_job(tmp_path, emulator, collections, playbook, extravars):
     """Run project/<playbook name> through ansible-runner from a private data directory laid out as AWX
     lays it out; the emulator's credentials in env/envvars, as a credential type injects them."""
     private = tmp_path / "job"
@@ -149,12 +158,19 @@ def run_job(tmp_path, monkeypatch, emulator, collections, playbook, extravars):
                    ANSIBLE_LOCALHOST_WARNING="false")
     (private / "env" / "envvars").write_text(yaml.safe_dump(envvars))
     (private / "env" / "settings").write_text(yaml.safe_dump(dict(job_timeout=600, idle_timeout=300)))
-    for key in list(os.environ):  # the runner passes its own environment on: none of the caller's settings
-        if key.startswith(("ANSIBLE_", "PLANETSCALE_")) or key == "PYTHONPATH":
-            monkeypatch.delenv(key)
-    monkeypatch.setenv("PATH", os.pathsep.join((os.path.dirname(sys.executable), os.environ.get("PATH", ""))))
-    result = ansible_runner.run(private_data_dir=str(private), playbook=name, ident="job", quiet=True)
-    return Job(str(private), result)
+    # ansible-runner in a process of its own, as AWX starts it: its environment is PATH (for ansible-playbook)
+    # and the runner's own needs, none of the caller's ANSIBLE_* or PLANETSCALE_* settings
+    bin_dir = os.path.dirname(sys.executable)
+    env = dict((k, v) for k, v in os.environ.items()
+               if not k.startswith(("ANSIBLE_", "PLANETSCALE_")) and k != "PYTHONPATH")
+    env["PATH"] = os.pathsep.join((bin_dir, env.get("PATH", "")))
+    if not os.path.exists(RUNNER):
+        pytest.fail("No ansible-runner beside %s: `make setup-new` installs it (requirements/new.txt)."
+                    % sys.executable)
+    done = subprocess.run([RUNNER, "run", str(private), "--playbook", name,
+                           "--ident", "job", "--quiet"], env=env, cwd=str(tmp_path), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=900, check=False)
+    return Job(str(private), done)
 
 
 def secret_leaks(job, secrets):
@@ -166,13 +182,13 @@ def secret_leaks(job, secrets):
         values = set(value for value in secrets if value in text)
         return sorted(values | set(ISSUED_SECRET.findall(text)))
 
-    for name, text in job.events:
+    for (name, text), event in zip(job.events, job.parsed):
         for value in found_in(text):
-            data = json.loads(text).get("event_data", {})
-            leaks.append("event %s (%s) of task %r: %s...%s" % (name, json.loads(text).get("event"),
-                                                              data.get("task"), value[:12], value[-3:]))
-    for value in found_in(job.stdout):
-        leaks.append("stdout: %s...%s" % (value[:12], value[-3:]))
+            leaks.append("event %s (%s) of task %r: %s...%s" % (
+                name, event.get("event"), event.get("event_data", {}).get("task"), value[:12], value[-3:]))
+    for where, text in (("stdout", job.stdout), ("ansible-runner's output", job.output)):
+        for value in found_in(text):
+            leaks.append("%s: %s...%s" % (where, value[:12], value[-3:]))
     return leaks
 
 
@@ -186,12 +202,13 @@ def handled_secrets(emulator, *files):
     return found
 
 
-def test_the_demo_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path, monkeypatch, installed):
+def test_the_demo_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path, installed):
     emulator.reset()
     emulator.seed(reports=dict(branch="main", count=1))
     extravars = demo_vars(emulator, tmp_path / "demo")
-    playbook = ("demo.yml", "- name: The collection's demo\n  ansible.builtin.import_playbook: planetscale.cloud.demo\n")
-    job = run_job(tmp_path, monkeypatch, emulator, installed, playbook, extravars)
+    playbook = ("demo.yml",
+                "- name: The collection's demo\n  ansible.builtin.import_playbook: planetscale.cloud.demo\n")
+    job = run_job(tmp_path, emulator, installed, playbook, extravars)
     assert (job.status, job.rc) == ("successful", 0), job
 
     connection, token = tmp_path / "demo" / "preview-connection.json", tmp_path / "demo" / "oauth-token.json"
@@ -200,7 +217,8 @@ def test_the_demo_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path,
     assert {"pscale_tkn_", "pscale_pw_", "pscale_oauth_", "pscale_ref_"} <= kinds  # the run did handle each kind
     assert len(job.events) > 60 and '"event": "playbook_on_stats"' in job.events[-1][1]
     # the tasks that handled the password and the tokens ran, and their events are censored
-    for task in ("Ensure the password", "Exchange the code for tokens, or refresh them when the access token lives less than oauth_session_min_ttl"):
+    for task in ("Ensure the password", "Exchange the code for tokens, or refresh them when the access token lives "
+                 "less than oauth_session_min_ttl"):
         events = job.task_events(task)
         assert events and all(event["event_data"]["res"].get("censored") for event in events), (task, events)
     assert job.ran_from(installed)
@@ -208,18 +226,18 @@ def test_the_demo_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path,
     assert job.other_files_with(secrets) == ["artifacts/job/command", "env/envvars", "env/extravars"]
 
 
-def branch_job(tmp_path, monkeypatch, emulator, collections):
+def branch_job(tmp_path, emulator, collections):
     emulator.reset()
     output = tmp_path / "out"
     output.mkdir()
-    job = run_job(tmp_path, monkeypatch, emulator, collections, ("branch.yml", BRANCH_PLAYBOOK),
+    job = run_job(tmp_path, emulator, collections, ("branch.yml", BRANCH_PLAYBOOK),
                   dict(database="app", output_dir=str(output)))
     assert (job.status, job.rc) == ("successful", 0), job
     return job, handled_secrets(emulator, output / "pr-7.json")
 
 
-def test_a_role_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path, monkeypatch, installed):
-    job, secrets = branch_job(tmp_path, monkeypatch, emulator, installed)
+def test_a_role_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path, installed):
+    job, secrets = branch_job(tmp_path, emulator, installed)
     assert any(value.startswith("pscale_pw_") for value in secrets)
     assert job.task_events("Ensure the password") and job.task_events("Hand back the connection details")
     assert job.ran_from(installed)
@@ -228,7 +246,7 @@ def test_a_role_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path, m
 
 
 @pytest.mark.parametrize("task", ["Ensure the password", "Hand back the connection details"])
-def test_the_check_finds_the_secret_of_a_role_task_without_no_log(emulator, tmp_path, monkeypatch, installed, task):
+def test_the_check_finds_the_secret_of_a_role_task_without_no_log(emulator, tmp_path, installed, task):
     """A copy of the installed collection whose branch_environment role lost the no_log of one task that
     handles the password's secret: the job's events show it, and the check says where."""
     copy = str(tmp_path / "collections")
@@ -243,10 +261,10 @@ def test_the_check_finds_the_secret_of_a_role_task_without_no_log(emulator, tmp_
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(tasks[:match.start()] + stripped + tasks[match.end():])
 
-    job, secrets = branch_job(tmp_path, monkeypatch, emulator, copy)
+    job, secrets = branch_job(tmp_path, emulator, copy)
     assert job.ran_from(copy)
     leaks = secret_leaks(job, secrets)
     print("\n".join(leaks))
     assert leaks, "no_log removed from %r, yet no secret in the job's events" % task
-    assert all(("of task %r" % task) in leak or leak.startswith("stdout:") for leak in leaks), leaks
+    assert all(("of task %r" % task) in leak for leak in leaks), leaks  # in its events only, not in the output
     assert any("pscale_pw_" in leak for leak in leaks)

@@ -93,7 +93,8 @@ def test_broken_links_a_missing_page_a_missing_anchor_and_a_missing_image(driver
         problems = sitecheck.link_problems(pages, server.url)
     for problem in problems:
         print(problem)
-    missing_page = [p for p in problems if p.endswith(": /%stoken_module.html does not exist" % sitecheck.COLLECTION_PAGES)]
+    missing_page = [p for p in problems
+                    if p.endswith(": /%stoken_module.html does not exist" % sitecheck.COLLECTION_PAGES)]
     missing_anchor = [p for p in problems if p.endswith(": no anchor #parameter-api_retries in /%s" % MODULE)]
     missing_image = [p for p in problems if "<img 'benchmarks.png'" in p or "<img '_images/benchmarks.png'" in p]
     # the token module's page is linked from the collection index, the module index and other modules' pages
