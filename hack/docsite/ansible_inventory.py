@@ -3,10 +3,11 @@
 Usage: python hack/docsite/ansible_inventory.py OUTPUT
 
 The pages antsibull-docs writes refer to labels of the Ansible documentation (``action_plugins``,
-``common_return_values``, ...) and, through ``M(ansible.builtin.X)`` and the like, to the pages of
-ansible-core's own plugins. Sphinx resolves them with intersphinx, which would download the
+``common_return_values``, ...), through ``M(ansible.builtin.X)`` and the like to the pages of
+ansible-core's own plugins, and, through ansible-core's doc fragments (``inventory_cache``), to the
+environment variables of its configuration. Sphinx resolves them with intersphinx, which would download the
 inventory of docs.ansible.com at every build: the site is built offline and reproducibly instead,
-from this inventory. Its plugin entries come from the ansible-core that runs (the docs venv's);
+from this inventory. Its plugin and variable entries come from the ansible-core that runs (the docs venv's);
 the labels are the ones antsibull-docs' templates use. A label missing here fails the build with
 "undefined label" (sphinx-build -W): add it to LABELS.
 """
@@ -18,6 +19,7 @@ import sys
 import zlib
 
 import ansible
+import yaml
 
 # label -> (page of the Ansible documentation, title)
 LABELS = {
@@ -54,6 +56,16 @@ def builtin_plugins():
     return sorted(found)
 
 
+def config_env_vars():
+    """The environment variables of ansible-core's configuration (ansible/config/base.yml), which the
+    Ansible documentation describes on its configuration page, where the doc fragments point to them."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(ansible.__file__)), "config", "base.yml"),
+              encoding="utf-8") as handle:
+        settings = yaml.safe_load(handle)
+    return sorted(set(entry["name"] for setting in settings.values() if isinstance(setting, dict)
+                      for entry in setting.get("env") or () if isinstance(entry, dict) and "name" in entry))
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -63,12 +75,14 @@ def main():
         label = "ansible_collections.ansible.builtin.%s_%s" % (name, plugin_type)
         lines.append("%s std:label -1 collections/ansible/builtin/%s_%s.html#%s ansible.builtin.%s %s" % (
             label, name, plugin_type, anchor(label), name, plugin_type))
+    variables = config_env_vars()
+    lines += ["%s std:envvar -1 reference_appendices/config.html#envvar-%s -" % (name, name) for name in variables]
     header = ("# Sphinx inventory version 2\n# Project: Ansible\n# Version: %s\n"
               "# The remainder of this file is compressed using zlib.\n" % ansible.__version__)
     with open(sys.argv[1], "wb") as handle:
         handle.write(header.encode("utf-8") + zlib.compress(("\n".join(lines) + "\n").encode("utf-8")))
-    print("wrote %s: %d labels, %d plugins of ansible-core %s" % (
-        sys.argv[1], len(LABELS), len(lines) - len(LABELS), ansible.__version__))
+    print("wrote %s: %d labels, %d plugins and %d configuration variables of ansible-core %s" % (
+        sys.argv[1], len(LABELS), len(lines) - len(LABELS) - len(variables), len(variables), ansible.__version__))
 
 
 if __name__ == "__main__":
