@@ -267,6 +267,8 @@ def plugin_page_problems(driver, url, plugin_type, doc):
     # pylint: disable=import-outside-toplevel
     from selenium.webdriver.common.by import By
 
+    if not status_ok(url):
+        return ["no page %s" % url]
     driver.get(url)
     options_heading, examples_heading, returns_heading = SECTIONS.get(plugin_type, DEFAULT_SECTIONS)
     sections = _sections(driver)
@@ -310,6 +312,8 @@ def role_page_problems(driver, url, entry_points):
     # pylint: disable=import-outside-toplevel
     from selenium.webdriver.common.by import By
 
+    if not status_ok(url):
+        return ["no page %s" % url]
     driver.get(url)
     problems = []
     headings = [heading for heading in driver.find_elements(By.CSS_SELECTOR, "section > h2") if heading.is_displayed()]
