@@ -8,6 +8,7 @@
 #   .venv/old       oldest supported ansible-core (requirements/old.txt) on Python $(OLD_PY)
 #   .venv/new       newest supported ansible-core + lint/docs tooling (requirements/new.txt) on Python $(NEW_PY)
 #   .venv/emulator  platform emulator (tests/emulator/requirements.txt) on Python $(EMULATOR_PY)
+#   .venv/docs      the documentation site and its browser test (requirements/docs.txt) on Python $(NEW_PY)
 #
 # ansible-test, ansible-lint and antsibull-docs run in a fresh copy of the
 # working tree at $(COLLECTION) (path shape ansible_collections/NS/NAME),
@@ -37,6 +38,7 @@ VENV_NEW := .venv/new
 VENV_EMULATOR := .venv/emulator
 VENV_BENCH := .venv/bench
 VENV_FLOOR := .venv/floor
+VENV_DOCS := .venv/docs
 
 # Test requirements files that other parts of the tree may add; installed into
 # both ansible venvs when present.
@@ -66,6 +68,8 @@ RELIABILITY_ARGS ?=
 RELIABILITY_TESTS ?= tests/reliability
 RELIABILITY_WORKERS ?= 2
 EMULATOR_ARGS ?=
+# `make docs-site DOCS_ARGS="-k link"`
+DOCS_ARGS ?=
 
 # `make emulator` (foreground)
 HOST ?= 127.0.0.1
@@ -74,7 +78,7 @@ TLS ?=
 TLS_DIR ?= build/emulator-tls
 
 TEST_STEPS := lint sanity-old sanity-new units-old units-new units-floor emulator-tests \
-	integration content-tests test-reliability bench-smoke changelog-lint docs-lint build ee
+	integration content-tests test-reliability bench-smoke changelog-lint docs-lint docs-site build ee
 
 # run a command with a venv's bin/ first on PATH (ansible-test looks up pythonX.Y there)
 with_old = PATH="$(ROOT)/$(VENV_OLD)/bin:$$PATH"
@@ -86,6 +90,7 @@ with_copy = ANSIBLE_COLLECTIONS_PATH="$(ROOT)/build"
 	lint sanity sanity-old sanity-new units units-old units-new units-floor setup-floor emulator-tests \
 	content-tests bench-smoke test-reliability demo ee bench changelog \
 	integration integration-old integration-new changelog-lint docs-lint build \
+	setup-docs docs browser docs-site \
 	emulator lock clean distclean
 
 help: ## list targets
@@ -190,6 +195,18 @@ changelog: setup-new copy ## release the fragments as version VERSION (make chan
 docs-lint: setup-new copy ## antsibull-docs lint-collection-docs --plugin-docs
 	cd $(COLLECTION) && $(with_new) $(with_copy) antsibull-docs lint-collection-docs --plugin-docs .
 
+setup-docs: ## .venv/docs: antsibull-docs, Sphinx, the Ansible theme, MyST, selenium (requirements/docs.txt)
+	@hack/venv.sh $(VENV_DOCS) "$(or $(PYTHON_NEW),$(NEW_PY))" requirements/docs.txt
+
+docs: setup-docs copy ## the documentation site with antsibull-docs and Sphinx (warnings fail it): build/docs/build/html
+	@hack/docs.sh
+
+browser: ## headless Chromium for the site's test: Debian's chromium and chromium-driver, when missing
+	@hack/browser.sh
+
+docs-site: docs browser ## make docs, then the site in headless Chromium (tests/docs; screenshots: build/docs-artifacts)
+	$(VENV_DOCS)/bin/python -m pytest tests/docs -q -p no:cacheprovider $(DOCS_ARGS)
+
 build: setup-new ## ansible-galaxy collection build into build/, then check the tarball's contents
 	@mkdir -p build
 	rm -f build/planetscale-cloud-*.tar.gz
@@ -230,6 +247,7 @@ lock: ## re-pin requirements/old.txt and new.txt from the .in files
 	hack/lock.sh old $(OLD_PY)
 	hack/lock.sh new $(NEW_PY)
 	hack/lock.sh floor $(OLD_PY)
+	hack/lock.sh docs $(NEW_PY)
 
 clean: ## remove build output (keeps virtualenvs)
 	rm -rf build tests/output

@@ -1,0 +1,270 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The demo and a role run through ansible-runner, as AWX runs a job, with the collection installed from
+the built tarball; every job event the runner keeps is searched for every secret the run handled.
+
+AWX (and Automation Platform) hands ansible-runner a private data directory: the project's playbooks in
+project/, the inventory in inventory/, the job's extra variables in env/extravars and the credentials'
+environment variables in env/envvars; the collection is installed where ANSIBLE_COLLECTIONS_PATH points
+(in an execution environment, the image). Each event of the run (a play or task start, a result, the
+recap) is written to artifacts/<ident>/job_events/<n>-<uuid>.json, which AWX stores in its database and
+shows to everyone who may read the job; the output goes to artifacts/<ident>/stdout. No secret may be
+in either: a task that handles one has no_log, which the runner's event callback honours.
+
+The secrets: the service token and the OAuth application's client secret (env/envvars), the
+authorization code (env/extravars), the password's plain text and the OAuth access and refresh tokens
+the run obtains (read back from the files the run wrote for its owner), and anything with the prefix
+of a secret the platform issues (harness.secrets.ISSUED_SECRET).
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from harness import ROOT, demo_vars
+from harness.secrets import ISSUED_SECRET
+
+RUNNER = os.path.join(os.path.dirname(sys.executable), "ansible-runner")
+
+BRANCH_TASKS = os.path.join("ansible_collections", "planetscale", "cloud", "roles", "branch_environment", "tasks",
+                            "password.yml")
+BRANCH_PLAYBOOK = """\
+- name: A preview database branch with its own password (as an AWX job template would run it)
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: planetscale.cloud.branch_environment
+      vars:
+        branch_environment_database: "{{ database }}"
+        branch_environment_name: pr-7
+        branch_environment_connection_file: "{{ output_dir }}/pr-7.json"
+"""
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """The collection built into a tarball and installed from it into an empty path (a module's worth)."""
+    base = tmp_path_factory.mktemp("runner-collection")
+    bin_dir = os.path.dirname(sys.executable)
+    env = dict((k, v) for k, v in os.environ.items() if not k.startswith(("ANSIBLE_", "PLANETSCALE_")))
+    env.update(ANSIBLE_HOME=str(base / "home"), ANSIBLE_COLLECTIONS_PATH=str(base / "installed"))
+
+    def galaxy(*args):
+        done = subprocess.run([os.path.join(bin_dir, "ansible-galaxy"), "collection"] + list(args), cwd=str(base),
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600,
+                              check=False)
+        assert done.returncode == 0, done.stdout
+
+    galaxy("build", "--output-path", str(base / "dist"), ROOT)
+    tarballs = glob.glob(str(base / "dist" / "planetscale-cloud-*.tar.gz"))
+    assert len(tarballs) == 1
+    galaxy("install", "--collections-path", str(base / "installed"), tarballs[0])
+    assert os.path.isfile(os.path.join(str(base / "installed"), BRANCH_TASKS))
+    return str(base / "installed")
+
+
+def _read(path, missing):
+    """A file's text (stripped), or missing when there is no such file."""
+    if not os.path.exists(path):
+        return missing
+    with open(path, encoding="utf-8") as handle:
+        return handle.read().strip()
+
+
+class Job:
+    """One ansible-runner job: its private data directory, status, rc, events and stdout."""
+
+    def __init__(self, private, done):
+        self.private = private
+        self.output = done.stdout  # what ansible-runner itself said (with --quiet, only its own errors)
+        artifacts = os.path.join(private, "artifacts", "job")
+        self.status = _read(os.path.join(artifacts, "status"), "no status (ansible-runner exited %s)" % done.returncode)
+        self.rc = int(_read(os.path.join(artifacts, "rc"), "-1"))
+        self.events = []  # (file name, its text)
+        for path in sorted(glob.glob(os.path.join(private, "artifacts", "job", "job_events", "*.json")),
+                           key=lambda name: int(os.path.basename(name).split("-", 1)[0])):
+            with open(path, encoding="utf-8") as handle:
+                self.events.append((os.path.basename(path), handle.read()))
+        self.parsed = [json.loads(text) for name, text in self.events]
+        self.stdout = _read(os.path.join(artifacts, "stdout"), "")
+
+    def ran_from(self, collections):
+        """Whether the role tasks that ran are those of the collection installed in collections."""
+        role = os.path.join(collections, "ansible_collections", "planetscale", "cloud", "roles",
+                            "branch_environment", "")
+        paths = [event["event_data"].get("task_path") or "" for event in self.parsed
+                 if "/roles/branch_environment/" in event.get("event_data", {}).get("task_path", "")]
+        return bool(paths) and all(path.startswith(role) for path in paths)
+
+    def other_files_with(self, secrets):
+        """The files of the private data directory, besides the events and stdout, that hold a secret: the
+        job's input (env/), and artifacts/<ident>/command, where ansible-runner records the environment it
+        was given (AWX removes the private data directory after the job; it stores only events and stdout)."""
+        found = []
+        for folder, unused_dirs, files in os.walk(self.private):
+            for name in files:
+                path = os.path.join(folder, name)
+                relative = os.path.relpath(path, self.private)
+                if relative.startswith(os.path.join("artifacts", "job", "job_events")) or \
+                        relative == os.path.join("artifacts", "job", "stdout"):
+                    continue
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read()
+                if ISSUED_SECRET.search(text) or any(value in text for value in secrets):
+                    found.append(relative)
+        return sorted(found)
+
+    def task_events(self, task):
+        """The events of a task (by name) that carry a result."""
+        return [event for event in self.parsed
+                if event.get("event_data", {}).get("task") == task and "res" in event.get("event_data", {})]
+
+    def __str__(self):
+        return "ansible-runner job in %s: status %s, rc %s\n%s\n%s" % (
+            self.private, self.status, self.rc, self.output[-2000:], self.stdout[-6000:])
+
+
+def run_job(tmp_path, emulator, collections, playbook, extravars):
+    """Run project/<playbook name> through ansible-runner from a private data directory laid out as AWX
+    lays it out; the emulator's credentials in env/envvars, as a credential type injects them."""
+    private = tmp_path / "job"
+    for folder in ("project", "inventory", "env"):
+        (private / folder).mkdir(parents=True, exist_ok=True)
+    name, text = playbook
+    (private / "project" / name).write_text(text)
+    (private / "inventory" / "hosts").write_text(
+        "localhost ansible_connection=local ansible_python_interpreter=%s\n" % sys.executable)
+    (private / "env" / "extravars").write_text(yaml.safe_dump(extravars))
+    world = emulator.world
+    envvars = dict(PLANETSCALE_API_URL=emulator.api_url, PLANETSCALE_AUTH_URL=emulator.auth_url,
+                   PLANETSCALE_ORG=world["organization"],
+                   PLANETSCALE_SERVICE_TOKEN_ID=world["service_token"]["id"],
+                   PLANETSCALE_SERVICE_TOKEN=world["service_token"]["token"],
+                   PLANETSCALE_CLIENT_ID=world["oauth_application"]["client_id"],
+                   PLANETSCALE_CLIENT_SECRET=world["oauth_application"]["client_secret"],
+                   ANSIBLE_COLLECTIONS_PATH=collections, ANSIBLE_COLLECTIONS_SCAN_SYS_PATH="false",
+                   ANSIBLE_HOME=str(tmp_path / "ansible-home"), ANSIBLE_LOCAL_TEMP=str(tmp_path / "local-tmp"),
+                   ANSIBLE_REMOTE_TEMP=str(tmp_path / "remote-tmp"), ANSIBLE_RETRY_FILES_ENABLED="false",
+                   ANSIBLE_LOCALHOST_WARNING="false")
+    (private / "env" / "envvars").write_text(yaml.safe_dump(envvars))
+    (private / "env" / "settings").write_text(yaml.safe_dump(dict(job_timeout=600, idle_timeout=300)))
+    # ansible-runner in a process of its own, as AWX starts it: its environment is PATH (for ansible-playbook)
+    # and the runner's own needs, none of the caller's ANSIBLE_* or PLANETSCALE_* settings
+    bin_dir = os.path.dirname(sys.executable)
+    env = dict((k, v) for k, v in os.environ.items()
+               if not k.startswith(("ANSIBLE_", "PLANETSCALE_")) and k != "PYTHONPATH")
+    env["PATH"] = os.pathsep.join((bin_dir, env.get("PATH", "")))
+    if not os.path.exists(RUNNER):
+        pytest.fail("No ansible-runner beside %s: `make setup-new` installs it (requirements/new.txt)."
+                    % sys.executable)
+    done = subprocess.run([RUNNER, "run", str(private), "--playbook", name,
+                           "--ident", "job", "--quiet"], env=env, cwd=str(tmp_path), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=900, check=False)
+    return Job(str(private), done)
+
+
+def secret_leaks(job, secrets):
+    """Where a secret shows in the job's events (by task) or its stdout: a list of sentences, each with the
+    secret cut to its first and last characters."""
+    leaks = []
+
+    def found_in(text):
+        values = set(value for value in secrets if value in text)
+        return sorted(values | set(ISSUED_SECRET.findall(text)))
+
+    for (name, text), event in zip(job.events, job.parsed):
+        for value in found_in(text):
+            leaks.append("event %s (%s) of task %r: %s...%s" % (
+                name, event.get("event"), event.get("event_data", {}).get("task"), value[:12], value[-3:]))
+    for where, text in (("stdout", job.stdout), ("ansible-runner's output", job.output)):
+        for value in found_in(text):
+            leaks.append("%s: %s...%s" % (where, value[:12], value[-3:]))
+    return leaks
+
+
+def handled_secrets(emulator, *files):
+    """The secrets of the emulator's world and those the run wrote to its (owner-only) files."""
+    found = list(emulator.secrets())
+    for path in files:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        found += ISSUED_SECRET.findall(text)
+    return found
+
+
+def test_the_demo_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path, installed):
+    emulator.reset()
+    emulator.seed(reports=dict(branch="main", count=1))
+    extravars = demo_vars(emulator, tmp_path / "demo")
+    playbook = ("demo.yml",
+                "- name: The collection's demo\n  ansible.builtin.import_playbook: planetscale.cloud.demo\n")
+    job = run_job(tmp_path, emulator, installed, playbook, extravars)
+    assert (job.status, job.rc) == ("successful", 0), job
+
+    connection, token = tmp_path / "demo" / "preview-connection.json", tmp_path / "demo" / "oauth-token.json"
+    secrets = handled_secrets(emulator, connection, token) + [extravars["demo_oauth_code"]]
+    kinds = set(re.match(r"pscale_[a-z]+_", value).group(0) for value in secrets if value.startswith("pscale_"))
+    assert {"pscale_tkn_", "pscale_pw_", "pscale_oauth_", "pscale_ref_"} <= kinds  # the run did handle each kind
+    assert len(job.events) > 60 and '"event": "playbook_on_stats"' in job.events[-1][1]
+    # the tasks that handled the password and the tokens ran, and their events are censored
+    for task in ("Ensure the password", "Exchange the code for tokens, or refresh them when the access token lives "
+                 "less than oauth_session_min_ttl"):
+        events = job.task_events(task)
+        assert events and all(event["event_data"]["res"].get("censored") for event in events), (task, events)
+    assert job.ran_from(installed)
+    assert secret_leaks(job, secrets) == []
+    assert job.other_files_with(secrets) == ["artifacts/job/command", "env/envvars", "env/extravars"]
+
+
+def branch_job(tmp_path, emulator, collections):
+    emulator.reset()
+    output = tmp_path / "out"
+    output.mkdir()
+    job = run_job(tmp_path, emulator, collections, ("branch.yml", BRANCH_PLAYBOOK),
+                  dict(database="app", output_dir=str(output)))
+    assert (job.status, job.rc) == ("successful", 0), job
+    return job, handled_secrets(emulator, output / "pr-7.json")
+
+
+def test_a_role_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path, installed):
+    job, secrets = branch_job(tmp_path, emulator, installed)
+    assert any(value.startswith("pscale_pw_") for value in secrets)
+    assert job.task_events("Ensure the password") and job.task_events("Hand back the connection details")
+    assert job.ran_from(installed)
+    assert secret_leaks(job, secrets) == []
+    assert job.other_files_with(secrets) == ["artifacts/job/command", "env/envvars"]
+
+
+@pytest.mark.parametrize("task", ["Ensure the password", "Hand back the connection details"])
+def test_the_check_finds_the_secret_of_a_role_task_without_no_log(emulator, tmp_path, installed, task):
+    """A copy of the installed collection whose branch_environment role lost the no_log of one task that
+    handles the password's secret: the job's events show it, and the check says where."""
+    copy = str(tmp_path / "collections")
+    shutil.copytree(installed, copy)
+    path = os.path.join(copy, BRANCH_TASKS)
+    with open(path, encoding="utf-8") as handle:
+        tasks = handle.read()
+    # the task's block: from its "- name:" line to the next task at the same indentation
+    match = re.search(r"(?m)^(?P<indent> *)- name: %s\n(?:(?P=indent)  .*\n|\n)*" % re.escape(task), tasks)
+    stripped = re.sub(r"(?m)^ *no_log: .*\n", "", match.group(0))
+    assert stripped != match.group(0), "the task %r has no no_log to remove" % task
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(tasks[:match.start()] + stripped + tasks[match.end():])
+
+    job, secrets = branch_job(tmp_path, emulator, copy)
+    assert job.ran_from(copy)
+    leaks = secret_leaks(job, secrets)
+    print("\n".join(leaks))
+    assert leaks, "no_log removed from %r, yet no secret in the job's events" % task
+    assert all(("of task %r" % task) in leak for leak in leaks), leaks  # in its events only, not in the output
+    assert any("pscale_pw_" in leak for leak in leaks)

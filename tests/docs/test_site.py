@@ -1,0 +1,99 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The built documentation site, as a person sees it in a browser."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import sitecheck
+
+DOCS = sitecheck.plugin_docs()
+ROLES = sitecheck.role_specs()
+COLLECTION_INDEX = sitecheck.COLLECTION_PAGES + "index.html"
+GUIDES = ("authentication", "idempotency", "secrets", "roles_playbooks")
+
+
+def page_path(name, plugin_type):
+    return "%s%s_%s.html" % (sitecheck.COLLECTION_PAGES, name, plugin_type)
+
+
+def test_the_collection_documents_its_modules_roles_and_filters():
+    # what the other tests compare the site with, read from the sources
+    modules = sorted(name[:-3] for name in os.listdir(os.path.join(sitecheck.ROOT, "plugins", "modules"))
+                     if name.endswith(".py") and not name.startswith("_"))
+    assert sorted(name for name, kind in DOCS if kind == "module") == modules
+    assert ("md_escape", "filter") in DOCS
+    assert sorted(ROLES) == sorted(os.listdir(os.path.join(sitecheck.ROOT, "roles")))
+    assert all(doc["examples"] for doc in DOCS.values())
+    assert sum(len(doc["options"]) for doc in DOCS.values()) > 3 * len(DOCS)
+
+
+def test_the_collection_index_lists_every_plugin_role_and_guide(pages, server):
+    index = pages[server.url + COLLECTION_INDEX]
+    wanted = dict(("%s %s" % (kind, name), page_path(name, kind)) for name, kind in DOCS)
+    wanted.update(("role %s" % role, page_path(role, "role")) for role in ROLES)
+    wanted.update(("guide %s" % guide, sitecheck.COLLECTION_PAGES + "docsite/guide_%s.html" % guide)
+                  for guide in GUIDES)
+    assert sitecheck.listed_problems(index, server.url, wanted) == []
+    assert index.title.startswith("Planetscale.Cloud")
+
+
+def test_the_front_page_leads_to_the_collection_the_changelog_and_the_benchmarks(pages, server):
+    front = pages[server.url + "index.html"]
+    assert sitecheck.listed_problems(front, server.url, {
+        "the collection": COLLECTION_INDEX, "the module index": "collections/index_module.html",
+        "the changelog": "changelog.html", "the benchmarks": "benchmarks.html"}) == []
+
+
+@pytest.mark.parametrize("name, plugin_type", sorted(DOCS), ids=["%s_%s" % key for key in sorted(DOCS)])
+def test_a_plugin_page_shows_its_options_examples_and_return_values(driver, server, name, plugin_type):
+    url = server.url + page_path(name, plugin_type)
+    assert sitecheck.plugin_page_problems(driver, url, plugin_type, DOCS[(name, plugin_type)]) == []
+
+
+@pytest.mark.parametrize("role", sorted(ROLES))
+def test_a_role_page_shows_every_option_of_its_entry_points(driver, server, role):
+    assert sitecheck.role_page_problems(driver, server.url + page_path(role, "role"), ROLES[role]) == []
+
+
+def test_no_link_or_image_of_the_site_leads_nowhere(pages, server):
+    assert len(pages) >= len(DOCS) + len(ROLES) + len(GUIDES) + 3  # every page was read, not just a few
+    links = sum(len(page.links) for page in pages.values())
+    assert links > 20 * len(pages)
+    problems = sitecheck.link_problems(pages, server.url)
+    assert problems == [], "%d links lead nowhere:\n%s" % (len(problems), "\n".join(problems))
+
+
+def test_the_changelog_and_the_benchmark_page_with_its_chart(driver, pages, server):
+    changelog = pages[server.url + "changelog.html"]
+    assert "Release Notes" in changelog.title
+    benchmarks = pages[server.url + "benchmarks.html"]
+    charts = [link for link in benchmarks.links if link["tag"] == "img" and "benchmarks" in link["raw"]]
+    assert len(charts) == 1 and charts[0]["rendered"], charts
+    driver.get(server.url + "benchmarks.html")
+    width = driver.execute_script("return document.querySelector('img[src*=benchmarks]').naturalWidth")
+    assert width > 400  # the chart itself, not a placeholder
+
+
+def test_screenshots_of_a_module_page(driver, server, artifacts):
+    """Kept in build/docs-artifacts: the top of the branch module's page, and its options table."""
+    # pylint: disable=import-outside-toplevel
+    from selenium.webdriver.common.by import By
+
+    driver.get(server.url + page_path("branch", "module"))
+    top = os.path.join(artifacts, "branch_module.png")
+    assert driver.save_screenshot(top)  # kept whatever the page shows
+    tables = driver.find_elements(By.CSS_SELECTOR, "#parameters table")
+    assert tables and tables[0].is_displayed(), "the branch module's page shows no options table (see %s)" % top
+    # the Parameters heading at the top of the window, below the theme's fixed bar
+    driver.execute_script("document.getElementById('parameters').scrollIntoView(); window.scrollBy(0, -60);")
+    options = os.path.join(artifacts, "branch_module-parameters.png")
+    assert driver.save_screenshot(options)
+    for path in (top, options):
+        with open(path, "rb") as handle:
+            assert handle.read(8) == b"\x89PNG\r\n\x1a\n"
+        assert os.path.getsize(path) > 10000
