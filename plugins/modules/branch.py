@@ -103,6 +103,9 @@ extends_documentation_fragment:
   - planetscale.cloud.api.unused_auth_url
   - planetscale.cloud.api.unused_oauth_client
   - planetscale.cloud.attributes.resource
+seealso:
+  - module: planetscale.cloud.branch_info
+  - module: planetscale.cloud.branch_schema_info
 requirements:
   - requests
 """

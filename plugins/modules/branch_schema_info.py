@@ -36,6 +36,9 @@ extends_documentation_fragment:
   - planetscale.cloud.api.unused_auth_url
   - planetscale.cloud.api.unused_oauth_client
   - planetscale.cloud.attributes.info
+seealso:
+  - module: planetscale.cloud.branch
+  - module: planetscale.cloud.deploy_request
 requirements:
   - requests
 """

@@ -49,6 +49,9 @@ extends_documentation_fragment:
   - planetscale.cloud.api.unused_auth_url
   - planetscale.cloud.api.unused_oauth_client
   - planetscale.cloud.attributes.resource
+seealso:
+  - module: planetscale.cloud.deploy_request
+  - module: planetscale.cloud.deploy_request_info
 requirements:
   - requests
 """

@@ -55,3 +55,23 @@ def test_every_new_plugin_is_added_in_the_version_galaxy_yml_is_about_to_release
             module = importlib.import_module("ansible_collections.planetscale.cloud.plugins.%s.%s" % (kind, name[:-3]))
             added = yaml.safe_load(module.DOCUMENTATION)["version_added"]
             assert LooseVersion(str(added)) <= version, "%s/%s: version_added %s" % (kind, name, added)
+
+
+def _seealso(name):
+    module = importlib.import_module("ansible_collections.planetscale.cloud.plugins.modules." + name)
+    return set(entry.get("module") for entry in yaml.safe_load(module.DOCUMENTATION).get("seealso") or ())
+
+
+def _resource_of(info):
+    """The resource module an info module reads: branch_info -> branch, team_member_info -> team."""
+    stem = info[:-len("_info")]
+    return max((name for name in MODULES if not name.endswith("_info") and (stem == name or stem.startswith(name + "_"))),
+               key=len, default=None)
+
+
+@pytest.mark.parametrize("info", [name for name in MODULES if name.endswith("_info") and _resource_of(name)])
+def test_each_info_module_and_its_resource_module_point_at_each_other(info):
+    resource = _resource_of(info)
+    assert "planetscale.cloud." + resource in _seealso(info)
+    if resource + "_info" in MODULES:  # the resource points at its own info module
+        assert "planetscale.cloud.%s_info" % resource in _seealso(resource)
