@@ -17,7 +17,7 @@ import time
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital
-from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Waiter, write_and_settle
+from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Waiter, check_wait_timeout, write_and_settle
 from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_iso8601
 
 DEPLOYMENT_STATES = (
@@ -186,8 +186,7 @@ class DeployRequestFlow(Module):
         if params["number"] is None and params["branch"] is None:
             raise ModuleFailure("Give number (to name a deploy request) or branch (the branch to deploy from), to say "
                                 "which deploy request this is.")
-        if params["wait_timeout"] < 0:
-            raise ModuleFailure("wait_timeout must be 0 or more seconds, not %s." % params["wait_timeout"])
+        check_wait_timeout(params)
         given = [name for name in self.NOT_FOR_CLOSING if params[name] is not None]
         given += ["cutover"] if params["cutover"] else []
         given += ["revert_window=%s" % params["revert_window"]] if params["revert_window"] != "keep" else []
