@@ -254,6 +254,19 @@ def test_the_deploy_check_is_waited_for_even_without_wait(server, platform, slee
     assert fake.sent() == ["GET /deploy-requests/3", "GET /deploy-requests/3", "POST /deploy-requests/3/deploy"]
 
 
+def test_without_wait_a_revert_window_not_reached_yet_is_left_with_a_warning(server, platform):
+    fake = platform(GET__deploy_requests__3=[(200, request())],
+                    POST__deploy_requests__3__deploy=[(200, request("queued"))])
+    ctx = TaskContext()
+    validation = validate(api_url=server.url + "/v1", number=3, state="deployed", revert_window="skip", wait=False)
+    result = DeployRequest(validation.validated_parameters, ctx).execute()
+    assert (result["changed"], result["status"]) == (True, "deploying")
+    assert ctx.warnings == ["revert_window=skip was not applied: deploy request #3 (dev into main) of database 'shop' is "
+                            "in state 'queued', not yet in its revert window. Run the task again with wait: true to "
+                            "apply it."]
+    assert fake.writes() == ["POST /deploy-requests/3/deploy"]
+
+
 def test_a_deploy_whose_answer_is_lost_is_not_queued_twice(server, platform, sleeps):
     fake = platform(GET__deploy_requests__3=[(200, request()), (200, request("queued")),
                                              (200, request("complete_pending_revert"))],
