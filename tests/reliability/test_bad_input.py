@@ -33,6 +33,8 @@ from harness import FQCN, MODULES, ORG_MODULES, module_defaults, play
 VALID = {
     "branch": dict(database="app", name="bad-input", parent_branch="main", wait=False),
     "branch_info": dict(database="app"),
+    "database": dict(name="bad-input", cluster_size="PS_10", wait=False),
+    "database_info": dict(),
     "password": dict(database="app", branch="main", name="bad-input"),
     "password_info": dict(database="app", branch="main"),
     "query_pattern_info": dict(database="app", branch="main"),
@@ -44,28 +46,35 @@ VALID = {
     "token": dict(grant_type="refresh_token", refresh_token="not-a-refresh-token-the-emulator-issued"),
     "token_info": dict(access_token="not-an-access-token-the-emulator-issued"),
 }
-INTS = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), **dict(
-    (name, ("limit",)) for name in ("branch_info", "password_info", "query_pattern_info", "region_info", "team_info",
-                                    "team_member_info")))
+INTS = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), database=("wait_timeout", "replicas"),
+            **dict((name, ("limit",)) for name in ("branch_info", "database_info", "password_info", "query_pattern_info",
+                                                   "region_info", "team_info", "team_member_info")))
 BOOLS = dict(branch=("wait",), password=("replica", "replace", "renew"), team=("purge_members",),
-             branch_info=("production",), token_info=("fail_if_inactive",))
-CHOICES = dict(branch=("state", "seed_data"), password=("state", "role"), team=("state",), token=("grant_type",))
+             branch_info=("production",), token_info=("fail_if_inactive",),
+             database=("wait", "deletion_protected", "require_approval_for_deploy", "allow_data_branching"))
+CHOICES = dict(branch=("state", "seed_data"), password=("state", "role"), team=("state",), token=("grant_type",),
+               database=("state", "kind"))
 PATHS = dict(branch=("database", "name", "parent_branch"), branch_info=("database", "name"),
              password=("database", "branch", "id"), password_info=("database", "branch"),
              query_pattern_info=("database", "branch"), region_info=("database",), team=("team",),
-             team_info=("team",), team_member_info=("team",), token=("application_id",))
-NAMES = dict(password=("name",), team=("name",), password_info=("name",))
-NEGATIVE = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), **dict(
-    (name, ("limit",)) for name in INTS if name not in ("branch", "password", "token")))
+             team_info=("team",), team_member_info=("team",), token=("application_id",),
+             database=("name", "new_name", "default_branch"), database_info=("name",))
+NAMES = dict(password=("name",), team=("name",), password_info=("name",),
+             database=("migration_framework", "migration_table_name"))
+NEGATIVE = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), database=("wait_timeout", "replicas"),
+                **dict((name, ("limit",)) for name in INTS if name not in ("branch", "password", "token", "database")))
 NULL = "<null>"  # an option given as null (None drops it)
 CONFLICTS = {
     "query_pattern_info": [dict(starting_after="a1", ending_before="b2")],
     "branch": [dict(backup_id="k2l3m4")],
+    "database": [dict(replicas=1), dict(major_version="17"), dict(kind="postgresql", allow_data_branching=True),
+                 dict(state="absent", new_name="other")],
+    "database_info": [dict(name="app", q="app")],
     "token": [dict(code="one-time-code"), dict(min_ttl=60),
               dict(grant_type="authorization_code", code="c", redirect_uri="https://app/cb", refresh_token="r")],
     "team": [dict(name=None), dict(name=NULL), dict(name=NULL, team=NULL)],
 }
-MISSING = dict(branch=("database", "name"), password=("branch", "name"), password_info=("database",),
+MISSING = dict(branch=("database", "name"), database=("name",), password=("branch", "name"), password_info=("database",),
                query_pattern_info=("branch",), region_info=("database",), team_member_info=("team",),
                token=("grant_type", "refresh_token"), token_info=("access_token",))
 PATH_CHARACTERS = ("/", "../", "?", "#", "%2F", "\\", "\x00", "\n", "\t", "%")
@@ -304,7 +313,7 @@ def test_input_the_modules_can_check_fails_with_a_message_and_sends_nothing(
 ENDPOINTS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]+") + "$") for template in (
     "/v1/user", "/v1/organizations/{}/members", "/v1/organizations/{}/teams", "/v1/organizations/{}/teams/{}",
     "/v1/organizations/{}/teams/{}/members", "/v1/organizations/{}/teams/{}/members/{}",
-    "/v1/organizations/{}/databases/{}", "/v1/organizations/{}/databases/{}/regions",
+    "/v1/organizations/{}/databases", "/v1/organizations/{}/databases/{}", "/v1/organizations/{}/databases/{}/regions",
     "/v1/organizations/{}/databases/{}/branches", "/v1/organizations/{}/databases/{}/branches/{}",
     "/v1/organizations/{}/databases/{}/branches/{}/passwords",
     "/v1/organizations/{}/databases/{}/branches/{}/passwords/{}",
