@@ -48,6 +48,7 @@ def every_module(emulator, **connection):
              require_approval_for_deploy=True),
         task("Ensure database rel-db, a no-op", "database", name="rel-db", require_approval_for_deploy=True),
         task("List the databases", "database_info"),
+        task("List the cluster sizes", "cluster_size_info", enabled=True),
         task("Delete database rel-db", "database", name="rel-db", state="absent"),
         task("Create password app " + REVEALS, "password", database=database, branch=BRANCH, name="app",
              role="reader", ttl=3600, cidrs=["10.0.0.0/8"]),

@@ -35,6 +35,7 @@ VALID = {
     "branch_info": dict(database="app"),
     "database": dict(name="bad-input", cluster_size="PS_10", wait=False),
     "database_info": dict(),
+    "cluster_size_info": dict(engine="mysql"),
     "password": dict(database="app", branch="main", name="bad-input"),
     "password_info": dict(database="app", branch="main"),
     "query_pattern_info": dict(database="app", branch="main"),
@@ -51,14 +52,16 @@ INTS = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), dat
                                                    "region_info", "team_info", "team_member_info")))
 BOOLS = dict(branch=("wait",), password=("replica", "replace", "renew"), team=("purge_members",),
              branch_info=("production",), token_info=("fail_if_inactive",),
-             database=("wait", "deletion_protected", "require_approval_for_deploy", "allow_data_branching"))
+             database=("wait", "deletion_protected", "require_approval_for_deploy", "allow_data_branching"),
+             cluster_size_info=("rates", "enabled"))
 CHOICES = dict(branch=("state", "seed_data"), password=("state", "role"), team=("state",), token=("grant_type",),
-               database=("state", "kind"))
+               database=("state", "kind"), cluster_size_info=("engine",))
 PATHS = dict(branch=("database", "name", "parent_branch"), branch_info=("database", "name"),
              password=("database", "branch", "id"), password_info=("database", "branch"),
              query_pattern_info=("database", "branch"), region_info=("database",), team=("team",),
              team_info=("team",), team_member_info=("team",), token=("application_id",),
-             database=("name", "new_name", "default_branch"), database_info=("name",))
+             database=("name", "new_name", "default_branch"), database_info=("name",),
+             cluster_size_info=("region", "database"))
 NAMES = dict(password=("name",), team=("name",), password_info=("name",),
              database=("migration_framework", "migration_table_name"))
 NEGATIVE = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), database=("wait_timeout", "replicas"),
@@ -314,6 +317,7 @@ ENDPOINTS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]
     "/v1/user", "/v1/organizations/{}/members", "/v1/organizations/{}/teams", "/v1/organizations/{}/teams/{}",
     "/v1/organizations/{}/teams/{}/members", "/v1/organizations/{}/teams/{}/members/{}",
     "/v1/organizations/{}/databases", "/v1/organizations/{}/databases/{}", "/v1/organizations/{}/databases/{}/regions",
+    "/v1/organizations/{}/cluster-size-skus",
     "/v1/organizations/{}/databases/{}/branches", "/v1/organizations/{}/databases/{}/branches/{}",
     "/v1/organizations/{}/databases/{}/branches/{}/passwords",
     "/v1/organizations/{}/databases/{}/branches/{}/passwords/{}",
@@ -338,7 +342,8 @@ def test_names_only_the_api_can_judge_fail_with_a_message_and_reach_only_their_e
         segments = [segment for segment in entry["path"].split("/")
                     if segment and segment not in ("v1", "organizations", "databases", "branches", "teams",
                                                    "members", "passwords", "regions", "query-patterns", "user",
-                                                   "oauth", "token", "info", "oauth-applications")]
+                                                   "oauth", "token", "info", "oauth-applications",
+                                                   "cluster-size-skus")]
         strays += [entry["path"] for segment in segments if segment not in values | known]
     assert strays == [], "requests outside the collection's endpoints: %s" % strays[:5]
     assert any(task.failed for task in run.tasks)
