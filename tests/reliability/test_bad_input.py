@@ -36,6 +36,10 @@ VALID = {
     "database": dict(name="bad-input", cluster_size="PS_10", wait=False),
     "database_info": dict(),
     "cluster_size_info": dict(engine="mysql"),
+    "backup": dict(database="app", branch="main", name="bad-input", wait=False),
+    "backup_info": dict(database="app", branch="main"),
+    "backup_policy": dict(database="app", name="bad-input", frequency_value=1, frequency_unit="day", retention_value=1,
+                          retention_unit="day"),
     "password": dict(database="app", branch="main", name="bad-input"),
     "password_info": dict(database="app", branch="main"),
     "query_pattern_info": dict(database="app", branch="main"),
@@ -48,24 +52,32 @@ VALID = {
     "token_info": dict(access_token="not-an-access-token-the-emulator-issued"),
 }
 INTS = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), database=("wait_timeout", "replicas"),
+            backup=("wait_timeout", "retention_value"),
+            backup_policy=("frequency_value", "retention_value", "schedule_day", "schedule_week"),
             **dict((name, ("limit",)) for name in ("branch_info", "database_info", "password_info", "query_pattern_info",
-                                                   "region_info", "team_info", "team_member_info")))
+                                                   "region_info", "team_info", "team_member_info", "backup_info")))
 BOOLS = dict(branch=("wait",), password=("replica", "replace", "renew"), team=("purge_members",),
              branch_info=("production",), token_info=("fail_if_inactive",),
              database=("wait", "deletion_protected", "require_approval_for_deploy", "allow_data_branching"),
-             cluster_size_info=("rates", "enabled"))
+             cluster_size_info=("rates", "enabled"), backup=("wait", "protected", "emergency"),
+             backup_info=("production", "deleted"))
 CHOICES = dict(branch=("state", "seed_data"), password=("state", "role"), team=("state",), token=("grant_type",),
-               database=("state", "kind"), cluster_size_info=("engine",))
+               database=("state", "kind"), cluster_size_info=("engine",), backup=("state", "retention_unit"),
+               backup_info=("state",), backup_policy=("state", "target", "frequency_unit", "retention_unit"))
 PATHS = dict(branch=("database", "name", "parent_branch"), branch_info=("database", "name"),
              password=("database", "branch", "id"), password_info=("database", "branch"),
              query_pattern_info=("database", "branch"), region_info=("database",), team=("team",),
              team_info=("team",), team_member_info=("team",), token=("application_id",),
              database=("name", "new_name", "default_branch"), database_info=("name",),
-             cluster_size_info=("region", "database"))
+             cluster_size_info=("region", "database"), backup=("database", "branch", "id"),
+             backup_info=("database", "branch", "id"), backup_policy=("database",))
 NAMES = dict(password=("name",), team=("name",), password_info=("name",),
-             database=("migration_framework", "migration_table_name"))
+             database=("migration_framework", "migration_table_name"), backup=("name",), backup_policy=("name",))
 NEGATIVE = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), database=("wait_timeout", "replicas"),
-                **dict((name, ("limit",)) for name in INTS if name not in ("branch", "password", "token", "database")))
+                backup=("wait_timeout", "retention_value"),
+                backup_policy=("frequency_value", "retention_value", "schedule_day", "schedule_week"),
+                **dict((name, ("limit",)) for name in INTS
+                       if name not in ("branch", "password", "token", "database", "backup", "backup_policy")))
 NULL = "<null>"  # an option given as null (None drops it)
 CONFLICTS = {
     "query_pattern_info": [dict(starting_after="a1", ending_before="b2")],
@@ -73,11 +85,15 @@ CONFLICTS = {
     "database": [dict(replicas=1), dict(major_version="17"), dict(kind="postgresql", allow_data_branching=True),
                  dict(state="absent", new_name="other")],
     "database_info": [dict(name="app", q="app")],
+    "backup": [dict(name=None), dict(retention_unit="day"), dict(retention_unit="day", retention_value=1001)],
+    "backup_info": [{"from": "yesterday"}, {"to": "2026-13-01T00:00:00Z"}],
+    "backup_policy": [dict(schedule_time="24:00"), dict(schedule_day=7), dict(schedule_week=4)],
     "token": [dict(code="one-time-code"), dict(min_ttl=60),
               dict(grant_type="authorization_code", code="c", redirect_uri="https://app/cb", refresh_token="r")],
     "team": [dict(name=None), dict(name=NULL), dict(name=NULL, team=NULL)],
 }
-MISSING = dict(branch=("database", "name"), database=("name",), password=("branch", "name"), password_info=("database",),
+MISSING = dict(branch=("database", "name"), database=("name",), backup=("database", "branch"),
+               backup_info=("database", "branch"), backup_policy=("database", "name"), password=("branch", "name"), password_info=("database",),
                query_pattern_info=("branch",), region_info=("database",), team_member_info=("team",),
                token=("grant_type", "refresh_token"), token_info=("access_token",))
 PATH_CHARACTERS = ("/", "../", "?", "#", "%2F", "\\", "\x00", "\n", "\t", "%")
@@ -319,6 +335,8 @@ ENDPOINTS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]
     "/v1/organizations/{}/databases", "/v1/organizations/{}/databases/{}", "/v1/organizations/{}/databases/{}/regions",
     "/v1/organizations/{}/cluster-size-skus",
     "/v1/organizations/{}/databases/{}/branches", "/v1/organizations/{}/databases/{}/branches/{}",
+    "/v1/organizations/{}/databases/{}/branches/{}/backups", "/v1/organizations/{}/databases/{}/branches/{}/backups/{}",
+    "/v1/organizations/{}/databases/{}/backup-policies", "/v1/organizations/{}/databases/{}/backup-policies/{}",
     "/v1/organizations/{}/databases/{}/branches/{}/passwords",
     "/v1/organizations/{}/databases/{}/branches/{}/passwords/{}",
     "/v1/organizations/{}/databases/{}/branches/{}/query-patterns",
@@ -343,7 +361,7 @@ def test_names_only_the_api_can_judge_fail_with_a_message_and_reach_only_their_e
                     if segment and segment not in ("v1", "organizations", "databases", "branches", "teams",
                                                    "members", "passwords", "regions", "query-patterns", "user",
                                                    "oauth", "token", "info", "oauth-applications",
-                                                   "cluster-size-skus")]
+                                                   "cluster-size-skus", "backups", "backup-policies")]
         strays += [entry["path"] for segment in segments if segment not in values | known]
     assert strays == [], "requests outside the collection's endpoints: %s" % strays[:5]
     assert any(task.failed for task in run.tasks)
