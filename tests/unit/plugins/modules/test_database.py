@@ -54,9 +54,9 @@ def body(server, index):
 
 
 def test_create_sends_the_create_fields_then_the_settings_in_one_patch_and_waits(server, sleeps):
-    server.script = [NOT_FOUND, (201, database("pending")), (200, database("pending", deletion_protected=True,
-                                                                            foreign_keys_enabled=True)),
-                     (200, database("pending")), (200, database(deletion_protected=True, foreign_keys_enabled=True))]
+    patched = database("pending", deletion_protected=True, foreign_keys_enabled=True)
+    server.script = [NOT_FOUND, (201, database("pending")), (200, patched), (200, database("pending")),
+                     (200, database(deletion_protected=True, foreign_keys_enabled=True))]
     result = run(server, cluster_size="PS_10", region="eu-west", kind="mysql", replicas=2,
                  deletion_protected=True, allow_foreign_key_constraints=True)
     assert result["changed"] is True and result["database"]["ready"] is True
