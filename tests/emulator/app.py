@@ -5,7 +5,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from . import api, control, oauth
+from . import api, api_databases, control, oauth
 from .records import ApiError, OAuthError, Settings
 from .traffic import TrafficMiddleware
 
@@ -57,6 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.initial_settings = settings or Settings()
     control.reset(app)
     app.include_router(api.router)
+    app.include_router(api_databases.router)
     app.include_router(oauth.router)
     app.include_router(control.router)
     app.add_exception_handler(ApiError, on_api_error)

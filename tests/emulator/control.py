@@ -1,5 +1,6 @@
 """The control API under /_emulator/: world, reset, request log, faults, settings, clock,
-consent stand-in, bulk fixtures, DDL on a branch, database settings, and the signed download URLs of
+consent stand-in, bulk fixtures, DDL on a branch, database settings, the approval of a database's deletion
+request, and the signed download URLs of
 query-pattern reports."""
 
 from typing import Annotated
@@ -163,6 +164,12 @@ async def database_settings(request: Request, organization: str, database: str, 
         for key, value in body.model_dump(exclude_none=True).items():
             setattr(model, key, value)
         return {key: getattr(model, key) for key in DatabaseSettings.model_fields}
+
+
+@router.post("/databases/{organization}/{database}/deletion-approval")
+async def approve_deletion(request: Request, organization: str, database: str):
+    """Another administrator requests the deletion too: the database with a pending deletion request goes."""
+    return world_of(request).approve_deletion(organization, database)
 
 
 @router.get("/signed/{report_id}")

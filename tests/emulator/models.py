@@ -286,9 +286,16 @@ class Database(Record):
     insights_raw_queries: bool = False
     insights_enabled: bool = True
     production_branch_web_console: bool = False
+    automatic_migrations: bool | None = False
+    migration_framework: str | None = None
+    migration_table_name: str | None = None
+    issues_count: int | None = 0
     created_at: str
     updated_at: str
-    schema_last_updated_at: str
+    schema_last_updated_at: str | None
+    # not in the published OpenAPI: the pending deletion request, when the organization requires several
+    # administrators to delete (databases.DeletionRequest; null when there is none)
+    deletion_request: Any = None
 
 
 class QueryPatternReport(Record):

@@ -106,6 +106,13 @@ class Settings(BaseModel):
         description="deploys started while set end in this state after in_progress (complete_revert_error: "
         "reverts started while set end so); null: deploys succeed",
     )
+    backup_step_delay: float = Field(1.0, ge=0, description="seconds a new backup stays pending, then running")
+    backup_fail_state: Literal["failed", "canceled"] | None = Field(
+        None, description="backups created while set end in this state instead of success; null: they succeed"
+    )
+    multiple_admins_required_for_deletion: bool = Field(
+        False, description="deleting a database needs two administrators: the first DELETE opens a deletion request"
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -194,6 +201,7 @@ class BranchRecord:
     passwords: dict[str, PasswordRecord] = field(default_factory=dict)
     reports: dict[str, ReportRecord] = field(default_factory=dict)
     schema: Schema = field(default_factory=dict)  # table name -> Table (schema.py)
+    backups: dict[str, Any] = field(default_factory=dict)  # id -> backups.BackupRecord
 
     def settle(self, now: datetime) -> Branch:
         ready = now >= self.ready_at
@@ -207,6 +215,9 @@ class DatabaseRecord:
     model: Database
     branches: dict[str, BranchRecord] = field(default_factory=dict)
     deploy_requests: dict[int, Any] = field(default_factory=dict)  # number -> deploys.DeployRecord
+    ready_at: datetime | None = None  # a new database is pending until then (None: ready)
+    backup_policies: dict[str, Any] = field(default_factory=dict)  # id -> backups.BackupPolicy
+    deletion_request: Any = None  # databases.DeletionRequest, pending until another administrator deletes
 
 
 @dataclass

@@ -85,6 +85,10 @@ def _seed(world: World) -> None:
     token = world.auth.add_service_token(admin)
     forbidden = world.auth.add_service_token(outsider)
     app = world.auth.add_app(org, "Emulator CLI", "http://127.0.0.1:8976/oauth/callback", APP_SCOPES)
+    # last, so that the ids drawn before stay what they were before backups existed
+    policy = world.add_required_policies(db)
+    backups = [world.add_backup(main, None, f"main-{hours}h-ago", now - timedelta(hours=hours), policy=policy,
+                                retention_hours=48).model.id for hours in (36, 24, 12)]
     world.description = {
         "organization": ORGANIZATION,
         "database": DATABASE,
@@ -105,6 +109,7 @@ def _seed(world: World) -> None:
         "teams": {"regular": regular.model.slug, "sso_managed": sso.model.slug, "large": large.model.slug},
         "user": {"id": admin.id, "email": admin.email},
         "users": [{"id": u.id, "email": u.email} for u in spare],
+        "backups": {"policy": policy.id, "main": backups},
     }
 
 
@@ -148,8 +153,16 @@ class BranchesFixture(Fixture):
     prefix: str = "branch"
 
 
+class DatabasesFixture(Fixture):
+    count: int = Field(ge=1, le=2000)
+    prefix: str = "db"
+    branches: int = Field(3, ge=1, le=50)  # main (production) and development branches dev-1, dev-2...
+
+
 class SeedRequest(Fixture):
-    """Bulk fixtures; seeded teams, branches and reports are ready/completed at once."""
+    """Bulk fixtures; seeded teams, databases, branches and reports are ready/completed at once."""
+
+    databases: DatabasesFixture | None = None
 
     teams: TeamsFixture | None = None
     passwords: PasswordsFixture | None = None
@@ -177,6 +190,8 @@ def seed_fixtures(world: World, request: SeedRequest) -> dict:
             taken = {t.model.name for t in org.teams.values()} | set(org.teams)
             names = _free_names(request.teams.prefix, request.teams.count, taken)
             created["teams"] = [world.add_team(org, name, "", actor).model.slug for name in names]
+        if request.databases:
+            created["databases"] = _seed_databases(world, org, request.databases)
         if request.branches:
             spec = request.branches
             db = world.find_database(org, spec.database)
@@ -207,3 +222,20 @@ def seed_fixtures(world: World, request: SeedRequest) -> dict:
             branch = world.find_branch(org, spec.database, spec.branch)
             created["reports"] = [world.add_report(branch, actor, done=True).id for _ in range(spec.count)]
     return created
+
+
+def _seed_databases(world: World, org, spec: DatabasesFixture) -> list[str]:
+    """Ready databases <prefix>-<n> in turn in each enabled region, every fifth one PostgreSQL, each with a main
+    production branch and development branches dev-1, dev-2..."""
+    regions = [region for region in org.regions.values() if region.enabled]
+    actor = world.default_user
+    names = _free_names(spec.prefix, spec.count, org.databases)
+    for n, name in enumerate(names):
+        region = regions[n % len(regions)]
+        db = world.add_database(org, name, region, world.now())
+        db.model.kind = "postgresql" if n % 5 == 4 else "mysql"
+        main = world.add_branch(org, db, BRANCH, region, actor, production=True, ready=True)
+        for b in range(1, spec.branches):
+            world.add_branch(org, db, f"dev-{b}", region, actor, main, ready=True)
+        world.add_required_policies(db)
+    return names

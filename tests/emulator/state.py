@@ -39,6 +39,8 @@ from .models import (
     TeamUpdate,
     User,
 )
+from .backups import Backups
+from .databases import Databases
 from .deploys import DeployRequests
 from .lifecycle import BranchLifecycle
 from .oauth import Authority
@@ -70,7 +72,7 @@ SIGNED_URL_LIFETIME = timedelta(minutes=5)
 SSO_MANAGED = "Teams managed by single sign-on cannot be updated"
 
 
-class World(BranchLifecycle, DeployRequests):
+class World(BranchLifecycle, DeployRequests, Databases, Backups):
     def __init__(self, settings: Settings):
         self.lock = threading.RLock()
         self.settings = settings
@@ -305,12 +307,7 @@ class World(BranchLifecycle, DeployRequests):
 
     @locked
     def database(self, org: OrgRecord, name: str) -> Database:
-        db = self.find_database(org, name)
-        production = sum(b.model.production for b in db.branches.values())
-        db.model.branches_count = len(db.branches)
-        db.model.production_branches_count = production
-        db.model.development_branches_count = len(db.branches) - production
-        return db.model
+        return self.render_database(self.find_database(org, name))
 
     def find_database(self, org: OrgRecord, name: str) -> DatabaseRecord:
         """The database, its deploy requests settled (so its branches and schemas are as of now)."""
@@ -359,10 +356,7 @@ class World(BranchLifecycle, DeployRequests):
                 raise unprocessable(f"Region {body.region!r} is not available for this database")
         if body.restore_point is not None and db.model.kind != "postgresql":
             raise unprocessable("restore_point is only available for PostgreSQL databases")
-        restored = None
-        if body.backup_id is not None or body.seed_data is not None:
-            p = parent.model
-            restored = ResourceRef(id=p.id, name=p.name, created_at=p.created_at, updated_at=p.updated_at)
+        restored, backup = self.restore_source(db, parent, body)
         record = self.add_branch(
             org,
             db,
@@ -373,6 +367,7 @@ class World(BranchLifecycle, DeployRequests):
             cluster=body.cluster_size or parent.model.cluster_name,
             restored_from=restored,
         )
+        self.restored_into(backup, record)
         return record.model
 
     @locked

@@ -205,7 +205,7 @@ class Emulator:
         return self.control("POST", "/clock", dict(advance_seconds=seconds))
 
     def seed(self, **fixtures):
-        """Fixtures: teams, team members, passwords, query-pattern reports (tests/emulator/README.md)."""
+        """Fixtures: databases, teams, team members, passwords, query-pattern reports (tests/emulator/README.md)."""
         return self.control("POST", "/seed", fixtures)
 
     def ddl(self, database, branch, statements, organization=None):
@@ -218,6 +218,11 @@ class Emulator:
         """Settings of a database the resource API cannot change yet: require_approval_for_deploy."""
         return self.control("POST", "/databases/%s/%s" % (organization or self.world["organization"], database),
                             values)
+
+    def approve_deletion(self, database, organization=None):
+        """Another administrator requests the deletion of a database with a pending deletion request: it goes."""
+        return self.control("POST", "/databases/%s/%s/deletion-approval" % (organization or self.world["organization"],
+                                                                           database))
 
     def requests(self):
         """The request log since the last reset or clear: method, path, status, fault, credential..."""

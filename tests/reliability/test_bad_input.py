@@ -37,6 +37,13 @@ VALID = {
     "deploy_request": dict(database="app", branch="bad-input", into_branch="main", wait=False),
     "deploy_request_info": dict(database="app"),
     "deploy_request_review": dict(database="app", number=1),
+    "database": dict(name="bad-input", cluster_size="PS_10", wait=False),
+    "database_info": dict(),
+    "cluster_size_info": dict(engine="mysql"),
+    "backup": dict(database="app", branch="main", name="bad-input", wait=False),
+    "backup_info": dict(database="app", branch="main"),
+    "backup_policy": dict(database="app", name="bad-input", frequency_value=1, frequency_unit="day", retention_value=1,
+                          retention_unit="day"),
     "password": dict(database="app", branch="main", name="bad-input"),
     "password_info": dict(database="app", branch="main"),
     "query_pattern_info": dict(database="app", branch="main"),
@@ -49,36 +56,57 @@ VALID = {
     "token_info": dict(access_token="not-an-access-token-the-emulator-issued"),
 }
 INTS = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), deploy_request=("number", "wait_timeout"),
-            deploy_request_info=("number", "limit"), deploy_request_review=("number",), **dict(
-    (name, ("limit",)) for name in ("branch_info", "password_info", "query_pattern_info", "region_info", "team_info",
-                                    "team_member_info")))
+            deploy_request_info=("number", "limit"), deploy_request_review=("number",),
+            database=("wait_timeout", "replicas"), backup=("wait_timeout", "retention_value"),
+            backup_policy=("frequency_value", "retention_value", "schedule_day", "schedule_week"), **dict(
+    (name, ("limit",)) for name in ("branch_info", "database_info", "password_info", "query_pattern_info", "region_info",
+                                    "team_info", "team_member_info", "backup_info")))
 BOOLS = dict(branch=("wait", "production", "safe_migrations", "deletion_protected"),
              deploy_request=("auto_cutover", "auto_delete_branch", "instant_ddl", "cutover", "wait"),
              password=("replica", "replace", "renew"), team=("purge_members",),
-             branch_info=("production",), token_info=("fail_if_inactive",))
+             branch_info=("production",), token_info=("fail_if_inactive",),
+             database=("wait", "deletion_protected", "require_approval_for_deploy", "allow_data_branching"),
+             cluster_size_info=("rates", "enabled"), backup=("wait", "protected", "emergency"),
+             backup_info=("production", "deleted"))
 CHOICES = dict(branch=("state", "seed_data"), password=("state", "role"), team=("state",), token=("grant_type",),
                deploy_request=("state", "revert_window"), deploy_request_info=("state",),
-               deploy_request_review=("action",))
+               deploy_request_review=("action",), database=("state", "kind"), cluster_size_info=("engine",),
+               backup=("state", "retention_unit"), backup_info=("state",),
+               backup_policy=("state", "target", "frequency_unit", "retention_unit"))
 PATHS = dict(branch=("database", "name", "parent_branch"), branch_info=("database", "name"),
              branch_schema_info=("database", "branch"), deploy_request=("database", "branch", "into_branch"),
              deploy_request_info=("database", "branch", "into_branch"), deploy_request_review=("database",),
              password=("database", "branch", "id"), password_info=("database", "branch"),
              query_pattern_info=("database", "branch"), region_info=("database",), team=("team",),
-             team_info=("team",), team_member_info=("team",), token=("application_id",))
-NAMES = dict(password=("name",), team=("name",), password_info=("name",))
+             team_info=("team",), team_member_info=("team",), token=("application_id",),
+             database=("name", "new_name", "default_branch"), database_info=("name",),
+             cluster_size_info=("region", "database"), backup=("database", "branch", "id"),
+             backup_info=("database", "branch", "id"), backup_policy=("database",))
+NAMES = dict(password=("name",), team=("name",), password_info=("name",),
+             database=("migration_framework", "migration_table_name"), backup=("name",), backup_policy=("name",))
 OWN_NEGATIVE = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",),
                     deploy_request=("number", "wait_timeout"), deploy_request_info=("number", "limit"),
-                    deploy_request_review=("number",))
+                    deploy_request_review=("number",), database=("wait_timeout", "replicas"),
+                    backup=("wait_timeout", "retention_value"),
+                    backup_policy=("frequency_value", "retention_value", "schedule_day", "schedule_week"))
 NEGATIVE = dict(OWN_NEGATIVE, **dict((name, ("limit",)) for name in INTS if name not in OWN_NEGATIVE))
 NULL = "<null>"  # an option given as null (None drops it)
 CONFLICTS = {
     "query_pattern_info": [dict(starting_after="a1", ending_before="b2")],
     "branch": [dict(backup_id="k2l3m4")],
+    "database": [dict(replicas=1), dict(major_version="17"), dict(kind="postgresql", allow_data_branching=True),
+                 dict(state="absent", new_name="other")],
+    "database_info": [dict(name="app", q="app")],
+    "backup": [dict(name=None), dict(retention_unit="day"), dict(retention_unit="day", retention_value=1001)],
+    "backup_info": [{"from": "yesterday"}, {"to": "2026-13-01T00:00:00Z"}],
+    "backup_policy": [dict(schedule_time="24:00"), dict(schedule_day=7), dict(schedule_week=4)],
     "token": [dict(code="one-time-code"), dict(min_ttl=60),
               dict(grant_type="authorization_code", code="c", redirect_uri="https://app/cb", refresh_token="r")],
     "team": [dict(name=None), dict(name=NULL), dict(name=NULL, team=NULL)],
 }
-MISSING = dict(branch=("database", "name"), password=("branch", "name"), password_info=("database",),
+MISSING = dict(branch=("database", "name"), database=("name",), backup=("database", "branch"),
+               backup_info=("database", "branch"), backup_policy=("database", "name"), password=("branch", "name"),
+               password_info=("database",),
                query_pattern_info=("branch",), region_info=("database",), team_member_info=("team",),
                branch_schema_info=("branch",), deploy_request=("database",), deploy_request_review=("number",),
                token=("grant_type", "refresh_token"), token_info=("access_token",))
@@ -319,8 +347,11 @@ def test_input_the_modules_can_check_fails_with_a_message_and_sends_nothing(
 ENDPOINTS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]+") + "$") for template in (
     "/v1/user", "/v1/organizations/{}/members", "/v1/organizations/{}/teams", "/v1/organizations/{}/teams/{}",
     "/v1/organizations/{}/teams/{}/members", "/v1/organizations/{}/teams/{}/members/{}",
-    "/v1/organizations/{}/databases/{}", "/v1/organizations/{}/databases/{}/regions",
+    "/v1/organizations/{}/databases", "/v1/organizations/{}/databases/{}", "/v1/organizations/{}/databases/{}/regions",
+    "/v1/organizations/{}/cluster-size-skus",
     "/v1/organizations/{}/databases/{}/branches", "/v1/organizations/{}/databases/{}/branches/{}",
+    "/v1/organizations/{}/databases/{}/branches/{}/backups", "/v1/organizations/{}/databases/{}/branches/{}/backups/{}",
+    "/v1/organizations/{}/databases/{}/backup-policies", "/v1/organizations/{}/databases/{}/backup-policies/{}",
     "/v1/organizations/{}/databases/{}/branches/{}/passwords",
     "/v1/organizations/{}/databases/{}/branches/{}/passwords/{}",
     "/v1/organizations/{}/databases/{}/branches/{}/query-patterns",
@@ -350,7 +381,8 @@ def test_names_only_the_api_can_judge_fail_with_a_message_and_reach_only_their_e
                     if segment and segment not in ("v1", "organizations", "databases", "branches", "teams",
                                                    "members", "passwords", "regions", "query-patterns", "user",
                                                    "oauth", "token", "info", "oauth-applications", "schema",
-                                                   "lint", "deploy-requests", "deployment", "operations", "reviews")
+                                                   "lint", "deploy-requests", "deployment", "operations", "reviews",
+                                                   "cluster-size-skus", "backups", "backup-policies")
                     and not segment.isdigit()]
         strays += [entry["path"] for segment in segments if segment not in values | known]
     assert strays == [], "requests outside the collection's endpoints: %s" % strays[:5]

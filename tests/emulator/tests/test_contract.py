@@ -93,7 +93,8 @@ def test_4_5_team_members(api):
 
 
 def test_4_6_create_branch(api):
-    body = {"name": "contract", "parent_branch": "main", "backup_id": "b1", "cluster_size": "PS_10"}
+    body = {"name": "contract", "parent_branch": "main", "backup_id": api.world["backups"]["main"][-1],
+            "cluster_size": "PS_10"}
     branch = ok(api.post(f"{DB}/branches", json=body), 201)
     assert (branch["name"], branch["parent_branch"], branch["cluster_name"]) == ("contract", "main", "PS_10")
     assert branch["restored_from_branch"]["name"] == "main"

@@ -176,11 +176,15 @@ def test_settings(api):
         "deploy_step_delay": 1.0,
         "revert_window": 1800.0,
         "deploy_fail_state": None,
+        "backup_step_delay": 1.0,
+        "backup_fail_state": None,
+        "multiple_admins_required_for_deletion": False,
     }
     changed = api.control("POST", "/settings", json={"ready_delay": 0.5, "token_ttl": 120})
     assert changed.json()["ready_delay"] == 0.5 and changed.json()["token_ttl"] == 120
     for bad in ({"ready_delay": -1}, {"rate_limit": 0}, {"token_ttl": "x"}, {"unknown": 1},
-                {"deploy_step_delay": -1}, {"deploy_fail_state": "broken"}):
+                {"deploy_step_delay": -1}, {"deploy_fail_state": "broken"}, {"backup_fail_state": "success"},
+                {"backup_step_delay": -1}, {"multiple_admins_required_for_deletion": "maybe"}):
         response = api.control("POST", "/settings", json=bad)
         assert response.status_code == 422 and response.json()["code"] == "invalid_params"
 

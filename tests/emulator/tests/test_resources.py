@@ -127,7 +127,7 @@ def test_create_branch_in_a_region_and_from_a_backup(api):
         "name": "restored",
         "parent_branch": "main",
         "region": "eu-west",
-        "backup_id": "bk1",
+        "backup_id": api.world["backups"]["main"][-1],
         "cluster_size": "PS_20",
     }
     branch = api.post(f"{DB}/branches", json=body).json()

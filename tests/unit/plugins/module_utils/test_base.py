@@ -238,8 +238,9 @@ INTEGER_OPTIONS = [(module, option) for module, module_class in MODULE_CLASSES.i
 
 def test_the_integer_options_are_found_in_every_modules_spec():
     found = set(option for _module, option in INTEGER_OPTIONS)
-    assert found >= {"api_timeout", "api_retries", "limit", "wait_timeout", "ttl", "min_ttl", "number"}
-    assert len(set(module for module, _option in INTEGER_OPTIONS)) == len(MODULE_CLASSES) >= 16
+    assert found >= {"api_timeout", "api_retries", "limit", "wait_timeout", "ttl", "min_ttl", "number", "replicas",
+                     "retention_value", "frequency_value", "schedule_day", "schedule_week"}
+    assert len(set(module for module, _option in INTEGER_OPTIONS)) == len(MODULE_CLASSES) >= 22
 
 
 @pytest.mark.parametrize("check_mode", [False, True], ids=["run", "check_mode"])

@@ -13,6 +13,7 @@ Runs on the controller, like the lookup of the same name that reads the control 
     emulator: {advance_clock: 3300}              # seconds
     emulator: {ddl: {branch: dev, statements: ["CREATE TABLE t (id bigint PRIMARY KEY)"]}}  # database: app
     emulator: {database: {require_approval_for_deploy: true}}                               # database: app
+    emulator: {approve_deletion: {database: shop}}  # another administrator: the pending deletion request deletes it
     emulator: {authorization_code: {}}           # the consent screen; default: the seeded application
     emulator: {access_token: {}}                 # a code exchanged at /oauth/token, as the seeded user
 
@@ -30,8 +31,8 @@ from urllib.parse import urlencode
 from ansible.module_utils.urls import open_url
 from ansible.plugins.action import ActionBase
 
-ACTIONS = ('reset', 'clear', 'faults', 'seed', 'settings', 'advance_clock', 'ddl', 'database', 'authorization_code',
-           'access_token')
+ACTIONS = ('reset', 'clear', 'faults', 'seed', 'settings', 'advance_clock', 'ddl', 'database', 'approve_deletion',
+           'authorization_code', 'access_token')
 
 ARGUMENT_SPEC = {
     'url': {'type': 'str'},
@@ -51,6 +52,10 @@ ARGUMENT_SPEC = {
         'organization': {'type': 'str'},
         'database': {'type': 'str'},
         'require_approval_for_deploy': {'type': 'bool'},
+    }},
+    'approve_deletion': {'type': 'dict', 'options': {
+        'organization': {'type': 'str'},
+        'database': {'type': 'str', 'required': True},
     }},
     'authorization_code': {'type': 'dict'},
     'access_token': {'type': 'dict'},
@@ -129,6 +134,10 @@ class ActionModule(ActionBase):
                            if key not in ('organization', 'database') and value is not None)
             return call('%s/databases/%s/%s' % (control, options['organization'] or world['organization'],
                                                 options['database'] or world['database']), 'POST', changes)
+        if args['approve_deletion'] is not None:
+            options = args['approve_deletion']
+            return call('%s/databases/%s/%s/deletion-approval' % (
+                control, options['organization'] or world['organization'], options['database']), 'POST')
         app = world['oauth_application']
         request = dict({'client_id': app['client_id'], 'redirect_uri': app['redirect_uri']},
                        **(args['authorization_code'] or args['access_token'] or {}))
