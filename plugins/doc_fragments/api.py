@@ -78,6 +78,8 @@ options:
       - A file of PEM certificates of the authorities to trust instead of the system's bundle.
       - It has no effect on a plain C(http) URL; the module warns when it is set with one.
     type: path
+requirements:
+  - requests
 """
 
     ORGANIZATION = r"""

@@ -72,8 +72,6 @@ extends_documentation_fragment:
 seealso:
   - module: planetscale.cloud.backup_info
   - module: planetscale.cloud.backup_policy
-requirements:
-  - requests
 """
 
 EXAMPLES = r"""

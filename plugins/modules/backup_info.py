@@ -63,8 +63,6 @@ extends_documentation_fragment:
   - planetscale.cloud.attributes.info
 seealso:
   - module: planetscale.cloud.backup
-requirements:
-  - requests
 """
 
 EXAMPLES = r"""

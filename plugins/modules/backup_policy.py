@@ -68,8 +68,6 @@ extends_documentation_fragment:
   - planetscale.cloud.attributes.resource
 seealso:
   - module: planetscale.cloud.backup
-requirements:
-  - requests
 """
 
 EXAMPLES = r"""

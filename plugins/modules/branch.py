@@ -106,8 +106,6 @@ extends_documentation_fragment:
 seealso:
   - module: planetscale.cloud.branch_info
   - module: planetscale.cloud.branch_schema_info
-requirements:
-  - requests
 """
 
 EXAMPLES = r"""

@@ -43,8 +43,6 @@ extends_documentation_fragment:
   - planetscale.cloud.attributes.info
 seealso:
   - module: planetscale.cloud.branch
-requirements:
-  - requests
 """
 
 EXAMPLES = r"""

@@ -39,8 +39,6 @@ extends_documentation_fragment:
 seealso:
   - module: planetscale.cloud.branch
   - module: planetscale.cloud.deploy_request
-requirements:
-  - requests
 """
 
 EXAMPLES = r"""

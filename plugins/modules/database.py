@@ -75,8 +75,6 @@ extends_documentation_fragment:
 seealso:
   - module: planetscale.cloud.database_info
   - module: planetscale.cloud.cluster_size_info
-requirements:
-  - requests
 """
 
 EXAMPLES = r"""

@@ -38,8 +38,6 @@ extends_documentation_fragment:
   - planetscale.cloud.attributes.info
 seealso:
   - module: planetscale.cloud.database
-requirements:
-  - requests
 """
 
 EXAMPLES = r"""

@@ -109,8 +109,6 @@ seealso:
   - module: planetscale.cloud.deploy_request_info
   - plugin: planetscale.cloud.deploy_request_status
     plugin_type: filter
-requirements:
-  - requests
 """
 
 EXAMPLES = r"""

@@ -50,8 +50,6 @@ seealso:
   - module: planetscale.cloud.deploy_request
   - plugin: planetscale.cloud.deploy_request_status
     plugin_type: filter
-requirements:
-  - requests
 """
 
 EXAMPLES = r"""

@@ -52,8 +52,6 @@ extends_documentation_fragment:
 seealso:
   - module: planetscale.cloud.deploy_request
   - module: planetscale.cloud.deploy_request_info
-requirements:
-  - requests
 """
 
 EXAMPLES = r"""

@@ -85,8 +85,6 @@ extends_documentation_fragment:
   - planetscale.cloud.attributes.resource
 seealso:
   - module: planetscale.cloud.password_info
-requirements:
-  - requests
 """
 
 EXAMPLES = r"""

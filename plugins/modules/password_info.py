@@ -45,8 +45,6 @@ extends_documentation_fragment:
   - planetscale.cloud.attributes.info
 seealso:
   - module: planetscale.cloud.password
-requirements:
-  - requests
 """
 
 EXAMPLES = r"""

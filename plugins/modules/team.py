@@ -60,8 +60,6 @@ extends_documentation_fragment:
 seealso:
   - module: planetscale.cloud.team_info
   - module: planetscale.cloud.team_member_info
-requirements:
-  - requests
 """
 
 EXAMPLES = r"""

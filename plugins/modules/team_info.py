@@ -35,8 +35,6 @@ extends_documentation_fragment:
   - planetscale.cloud.attributes.info
 seealso:
   - module: planetscale.cloud.team
-requirements:
-  - requests
 """
 
 EXAMPLES = r"""

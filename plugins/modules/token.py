@@ -96,8 +96,6 @@ notes:
     tokens it issued are lost; the task then fails and says so.
 seealso:
   - module: planetscale.cloud.token_info
-requirements:
-  - requests
 """
 
 EXAMPLES = r"""

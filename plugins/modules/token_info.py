@@ -37,8 +37,6 @@ options:
     default: false
 seealso:
   - module: planetscale.cloud.token
-requirements:
-  - requests
 """
 
 EXAMPLES = r"""

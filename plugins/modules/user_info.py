@@ -21,8 +21,6 @@ extends_documentation_fragment:
   - planetscale.cloud.api.unused_auth_url
   - planetscale.cloud.api.unused_oauth_client
   - planetscale.cloud.attributes.info
-requirements:
-  - requests
 """
 
 EXAMPLES = r"""
