@@ -16,6 +16,7 @@ import time
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
+from ansible_collections.planetscale.cloud.plugins.module_utils import schemas
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Waiter, check_wait_timeout, write_and_settle
 from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_iso8601
@@ -91,22 +92,9 @@ def status(request):
     return word
 
 
-def describe_lint_error(error):
-    """One lint error as a sentence part: the table (or what else it is about), the error, the docs link."""
-    subject = ("table %r" % error["table_name"] if error.get("table_name")
-               else error.get("subject_type") or "the schema")
-    if error.get("keyspace_name"):
-        subject += " of keyspace %r" % error["keyspace_name"]
-    text = ": ".join(str(part).rstrip(".") for part in (error.get("lint_error"), error.get("error_description"))
-                     if part)
-    link = " (see %s)" % error["docs_url"] if error.get("docs_url") else ""
-    return "%s: %s%s" % (subject, text or "lint error", link)
-
-
 def lint_sentence(errors):
     """The lint errors of a schema, each named: 'N lint errors: table 'a': ...; table 'b': ...'."""
-    return "%d lint error%s: %s" % (len(errors), "" if len(errors) == 1 else "s",
-                                    "; ".join(describe_lint_error(error) for error in errors))
+    return "%d lint error%s: %s" % (len(errors), "" if len(errors) == 1 else "s", schemas.lint_sentence(errors))
 
 
 def failure_sentence(label, request):
