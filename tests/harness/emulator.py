@@ -221,8 +221,8 @@ class Emulator:
 
     def approve_deletion(self, database, organization=None):
         """Another administrator requests the deletion of a database with a pending deletion request: it goes."""
-        return self.control("POST", "/databases/%s/%s/deletion-approval" % (organization or self.world["organization"],
-                                                                           database))
+        organization = organization or self.world["organization"]
+        return self.control("POST", "/databases/%s/%s/deletion-approval" % (organization, database))
 
     def requests(self):
         """The request log since the last reset or clear: method, path, status, fault, credential..."""
