@@ -172,6 +172,19 @@ async def approve_deletion(request: Request, organization: str, database: str):
     return world_of(request).approve_deletion(organization, database)
 
 
+class Login(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    username: str
+    password: str
+
+
+@router.post("/connect")
+async def connect(request: Request, body: Login):
+    """A MySQL login, stood in for: which branch the password opens (and its tables), or 401."""
+    return world_of(request).connect(body.username, body.password)
+
+
 @router.get("/signed/{report_id}")
 async def signed_download(request: Request, report_id: str, expires: int, signature: str):
     """Stands for the storage host the platform redirects downloads to; needs no credentials."""

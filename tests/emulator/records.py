@@ -176,6 +176,7 @@ def window(values: Collection[T], paging: Paging) -> Window[T]:
 class PasswordRecord:
     model: Password
     expires: datetime | None
+    secret_digest: str | None = None  # SHA-256 of the plain text, to check a connection's password
 
     def settle(self, now: datetime) -> Password:
         self.model.expired = self.expires is not None and now >= self.expires

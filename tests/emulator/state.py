@@ -64,6 +64,7 @@ from .records import (
     not_found,
     slugify,
     stamp,
+    unauthorized,
     unprocessable,
     window,
 )
@@ -228,7 +229,29 @@ class World(BranchLifecycle, DeployRequests, Databases, Backups):
             record.expires = now + timedelta(seconds=record.model.ttl_seconds)
             record.model.expires_at = stamp(record.expires)
         record.settle(now)
-        return record.model.model_copy(update={"plain_text": self.new_secret("pscale_pw_", 43)})
+        plain_text = self.new_secret("pscale_pw_", 43)
+        record.secret_digest = hashlib.sha256(plain_text.encode()).hexdigest()
+        return record.model.model_copy(update={"plain_text": plain_text})
+
+    @locked
+    def connect(self, username: str, password: str) -> dict:
+        """A MySQL login, stood in for: the branch a username and password open, with its tables; 401 when the
+        password is unknown, wrong or expired, 422 when its branch is not ready yet."""
+        digest = hashlib.sha256(password.encode()).hexdigest()
+        now = self.now()
+        for org in self.orgs.values():
+            for db in org.databases.values():
+                for branch in db.branches.values():
+                    for record in branch.passwords.values():
+                        if record.model.username != username:
+                            continue
+                        if not hmac.compare_digest(record.secret_digest or "", digest) or record.settle(now).expired:
+                            raise unauthorized()
+                        if not branch.settle(now).ready:
+                            raise unprocessable(f"Branch {branch.model.name!r} is not ready")
+                        return dict(organization=org.ref.name, database=db.model.name, branch=branch.model.name,
+                                    role=record.model.role, tables=sorted(branch.schema))
+        raise unauthorized()
 
     @locked
     def add_report(self, branch: BranchRecord, actor: User, *, done: bool = False) -> QueryPatternReport:

@@ -208,6 +208,10 @@ class Emulator:
         """Fixtures: databases, teams, team members, passwords, query-pattern reports (tests/emulator/README.md)."""
         return self.control("POST", "/seed", fixtures)
 
+    def connect(self, username, password):
+        """Log in as a MySQL client would: the branch the password opens, with its tables (an HTTPError if not)."""
+        return self.control("POST", "/connect", dict(username=username, password=password))
+
     def ddl(self, database, branch, statements, organization=None):
         """Run DDL statements on a branch, as a MySQL connection would (CREATE/ALTER/DROP TABLE...); a statement
         the emulator cannot parse, or one the schema refuses, raises HarnessError (HTTP 422) and changes nothing."""
