@@ -394,6 +394,9 @@ def test_oauth_session_never_writes_an_incomplete_token_whatever_the_module_says
     ("team_access", dict(team_access_teams=[dict(name="Engineering", state="gone")]),
      "value of state must be one of: present, absent, got: gone found in team_access_teams"),
     ("oauth_session", dict(oauth_session_min_ttl="a while"), "unable to convert to int"),
+    ("restore_drill", dict(restore_drill_backup="latest"), "missing required arguments: restore_drill_database"),
+    ("restore_drill", dict(restore_drill_database="app", restore_drill_state="gone"),
+     "value of restore_drill_state must be one of: present, absent, got: gone"),
     ("oauth_session", dict(oauth_session_token=dict(access_token="x")),
      "missing required arguments: refresh_token found in oauth_session_token"),
 ])
@@ -408,7 +411,7 @@ def readme_example(role):
         return re.search(r"```yaml\n(.*?)```", handle.read(), re.S).group(1)
 
 
-@pytest.mark.parametrize("role", ["branch_environment", "team_access", "oauth_session"])
+@pytest.mark.parametrize("role", ["branch_environment", "team_access", "oauth_session", "restore_drill"])
 def test_readme_examples_run(ansible, emulator, tmp_path, role):
     play = tmp_path / "example.yml"
     play.write_text(readme_example(role))
