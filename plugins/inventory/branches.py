@@ -44,7 +44,7 @@ options:
       - name: PLANETSCALE_ORG
   access_token:
     description:
-      - An OAuth access token. Mutually exclusive with O(service_token_id) and O(service_token).
+      - An OAuth access token. When it is set, O(service_token_id) and O(service_token) are not used.
     type: str
     env:
       - name: PLANETSCALE_ACCESS_TOKEN
@@ -185,11 +185,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         self._authorization()
 
     def _authorization(self):
-        token, token_id, secret = (self.get_option(name) for name in ("access_token", "service_token_id",
-                                                                       "service_token"))
-        if token and (token_id or secret):
-            raise AnsibleParserError("Give access_token or service_token_id and service_token, not both kinds of "
-                                     "credentials.")
+        """The Authorization header: the access token when one is set (as the modules do), else the service token."""
+        token, token_id, secret = [self.get_option(name) for name in ("access_token", "service_token_id",
+                                                                      "service_token")]
         if token:
             return "Bearer %s" % token
         if token_id and secret:

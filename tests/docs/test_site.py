@@ -26,7 +26,7 @@ def test_the_collection_documents_its_modules_roles_and_filters():
     modules = sorted(name[:-3] for name in os.listdir(os.path.join(sitecheck.ROOT, "plugins", "modules"))
                      if name.endswith(".py") and not name.startswith("_"))
     assert sorted(name for name, kind in DOCS if kind == "module") == modules
-    assert ("md_escape", "filter") in DOCS
+    assert ("md_escape", "filter") in DOCS and ("branches", "inventory") in DOCS
     assert sorted(ROLES) == sorted(os.listdir(os.path.join(sitecheck.ROOT, "roles")))
     assert all(doc["examples"] for doc in DOCS.values())
     assert sum(len(doc["options"]) for doc in DOCS.values()) > 3 * len(DOCS)
