@@ -35,7 +35,8 @@ def backup_then_change(emulator):
 def test_restore_drill_playbook(ansible, emulator, tmp_path):
     backup = backup_then_change(emulator)
     connection_file = tmp_path / "drill.json"
-    present = dict(restore_database="app", restore_source_branch="staging", restore_connection_file=str(connection_file))
+    present = dict(restore_database="app", restore_source_branch="staging",
+                   restore_connection_file=str(connection_file))
 
     emulator.clear_requests()
     ansible.run("planetscale.cloud.restore_drill", extra_vars=present, check=True).succeeded(changed=1)
