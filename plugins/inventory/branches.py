@@ -103,12 +103,9 @@ options:
 """
 
 EXAMPLES = r"""
-# branches.planetscale.yml: every branch, credentials from the PLANETSCALE_* environment variables
-plugin: planetscale.cloud.branches
-organization: acme
-
 # production.planetscale.yml: the ready production branches of two databases, grouped by cluster size,
-# read from the API at most every ten minutes
+# read from the API at most every ten minutes; credentials from the PLANETSCALE_* environment variables.
+# The smallest file holds the first two lines alone: every branch of every database.
 plugin: planetscale.cloud.branches
 organization: acme
 databases: [shop, billing]
