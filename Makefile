@@ -53,6 +53,10 @@ INTEGRATION_PASSES ?= true false
 LEAN_PASSES ?= false
 INTEGRATION_PASSES_NEW = $(foreach p,$(INTEGRATION_PASSES),$(if $(filter $(p),$(LEAN_PASSES)),$(p):lean,$(p)))
 INTEGRATION_PARALLEL ?= 1
+# Each pass's targets are split into this many groups, and every pass and group of a version runs at
+# once, each with its own copy and emulator (runs mostly wait on the emulator's clock); INTEGRATION_SHARDS=1
+# and INTEGRATION_SERIAL=1 give the old one-run-after-the-other.
+INTEGRATION_SHARDS ?= 2
 # Extra arguments: e.g. `make sanity-new SANITY_ARGS="--test pylint"`,
 # `make integration-old INTEGRATION_ARGS=branch`.
 SANITY_ARGS ?=
@@ -173,13 +177,13 @@ integration-old: setup-old setup-emulator
 	@$(VENV_OLD)/bin/python hack/prepare_ansible_test.py
 	@hack/copy-collection.sh $(ROOT)/build/integration/old/$(COLLECTION_PATH)
 	COLLECTION_DIR=$(ROOT)/build/integration/old/$(COLLECTION_PATH) EMULATOR_ARGS="$(EMULATOR_ARGS)" \
-		ANSIBLE_TEST_ARGS="$(INTEGRATION_ARGS)" hack/integration.sh $(VENV_OLD) $(OLD_PY) $(INTEGRATION_PASSES)
+		ANSIBLE_TEST_ARGS="$(INTEGRATION_ARGS)" INTEGRATION_SHARDS=$(INTEGRATION_SHARDS) hack/integration.sh $(VENV_OLD) $(OLD_PY) $(INTEGRATION_PASSES)
 
 integration-new: setup-new setup-emulator
 	@$(VENV_NEW)/bin/python hack/prepare_ansible_test.py
 	@hack/copy-collection.sh $(ROOT)/build/integration/new/$(COLLECTION_PATH)
 	COLLECTION_DIR=$(ROOT)/build/integration/new/$(COLLECTION_PATH) EMULATOR_ARGS="$(EMULATOR_ARGS)" \
-		ANSIBLE_TEST_ARGS="$(INTEGRATION_ARGS)" hack/integration.sh $(VENV_NEW) $(NEW_PY) $(INTEGRATION_PASSES_NEW)
+		ANSIBLE_TEST_ARGS="$(INTEGRATION_ARGS)" INTEGRATION_SHARDS=$(INTEGRATION_SHARDS) hack/integration.sh $(VENV_NEW) $(NEW_PY) $(INTEGRATION_PASSES_NEW)
 
 changelog-lint: setup-new copy ## antsibull-changelog lint, and CHANGELOG.rst is what changelogs/changelog.yaml generates
 	cd $(COLLECTION) && $(with_new) antsibull-changelog lint && $(with_new) antsibull-changelog generate \

@@ -21,6 +21,10 @@
 #   EMULATOR_ARGS      extra emulator arguments (e.g. "--rate-limit 50")
 #   ANSIBLE_TEST_ARGS  extra ansible-test arguments (e.g. target names)
 #   HEALTH_TIMEOUT     seconds to wait for the emulator (default 60)
+#   INTEGRATION_SHARDS split each pass's targets into this many groups (default 1; only when
+#                      ANSIBLE_TEST_ARGS names no targets)
+#   INTEGRATION_SERIAL 1: one job after the other (default: every pass and shard side by side,
+#                      each in its own copy of the collection with its own emulator)
 set -euo pipefail
 
 venv=${1:?usage: $0 VENV X.Y [PASS...]}
@@ -36,6 +40,8 @@ collection=${COLLECTION_DIR:-$root/build/ansible_collections/planetscale/cloud}
 emulator_venv=${EMULATOR_VENV:-$root/.venv/emulator}
 host=${EMULATOR_HOST:-127.0.0.1}
 health_timeout=${HEALTH_TIMEOUT:-60}
+shards=${INTEGRATION_SHARDS:-1}
+(( ${INTEGRATION_SERIAL:-0} )) && shards=1
 logdir=$root/build/logs
 mkdir -p "$logdir"
 
@@ -49,37 +55,94 @@ if ! compgen -G "$collection/tests/integration/targets/*" >/dev/null; then
 fi
 
 export PATH="$venv/bin:$PATH"
-failed=()
-for pass in "${passes[@]}"; do
-    in_process=${pass%:lean}
-    shapes=()
+core=$("$venv/bin/python" -c 'import ansible; print(ansible.__version__)' 2>/dev/null || echo "?")
+
+# The targets of a pass are dealt round-robin into $shards groups (only when no targets are named).
+targets=()
+if [[ -z ${ANSIBLE_TEST_ARGS:-} ]] && (( shards > 1 )); then
+    for dir in "$collection"/tests/integration/targets/*/; do
+        name=$(basename "$dir")
+        [[ $name == setup_* ]] || targets+=("$name")
+    done
+else
+    shards=1
+fi
+
+# One job: one pass (planetscale_in_process value, full or lean shapes) over one shard of the targets,
+# in its own copy of the collection (ansible-test writes tests/output and the configuration there)
+# against its own emulator on a free port.
+run_job() {
+    local pass=$1 shard=$2 in_process=${1%:lean} shapes=() label suffix dir log testlog selected=() i rc=0
     [[ $pass == *:lean ]] && shapes=(--lean)
-    case $in_process in
-        true|false) ;;
-        *) echo "error: pass must be true or false (optionally with :lean), got '$pass'" >&2; exit 2 ;;
-    esac
-    label="ansible-core $("$venv/bin/python" -c 'import ansible; print(ansible.__version__)' 2>/dev/null || echo "?") / Python $pyver / planetscale_in_process=$in_process"
+    label="ansible-core $core / Python $pyver / planetscale_in_process=$in_process"
     (( ${#shapes[@]} )) && label+=" / lean emulator shapes"
     suffix=in_process_$in_process${shapes:+_lean}
+    if (( shards > 1 )); then
+        for i in "${!targets[@]}"; do (( i % shards == shard )) && selected+=("${targets[$i]}"); done
+        label+=" / shard $((shard + 1)) of $shards"
+        suffix+=_shard$((shard + 1))
+    fi
+    dir=$collection
+    if (( jobs > 1 )); then
+        dir=$(dirname "$(dirname "$(dirname "$collection")")")/jobs/$suffix/ansible_collections/planetscale/cloud
+        rm -rf "$dir" && mkdir -p "$(dirname "$dir")" && cp -a "$collection" "$dir"
+    fi
     log=$logdir/emulator-$(basename "$venv")-$suffix.log
     testlog=$logdir/integration-$(basename "$venv")-$suffix.log
     echo "==== integration: $label"
-    rc=0
     # shellcheck disable=SC2086  # ANSIBLE_TEST_ARGS is a word list on purpose
     PYTHONPATH=$root/tests "$venv/bin/python" -m harness emulator exec --python "$emulator_venv/bin/python" \
         --host "$host" --timeout "$health_timeout" --log "$log" "${shapes[@]}" --args "${EMULATOR_ARGS:-}" \
-        --integration-config "$collection/tests/integration/integration_config.yml" --in-process "$in_process" \
-        -C "$collection" -- ansible-test integration --local --python "$pyver" --continue-on-error ${ANSIBLE_TEST_ARGS:-} \
-        2>&1 | tee "$testlog" || rc=$?
+        --integration-config "$dir/tests/integration/integration_config.yml" --in-process "$in_process" \
+        -C "$dir" -- ansible-test integration --local --python "$pyver" --continue-on-error ${ANSIBLE_TEST_ARGS:-} \
+        "${selected[@]}" >"$testlog" 2>&1 || rc=$?
     if (( rc )); then
         echo "==== integration FAILED (exit $rc): $label; logs: ${testlog#"$root"/}, ${log#"$root"/}"
-        failed+=("$pass")
     else
         echo "==== integration passed: $label"
     fi
+    return "$rc"
+}
+
+for pass in "${passes[@]}"; do
+    case ${pass%:lean} in
+        true|false) ;;
+        *) echo "error: pass must be true or false (optionally with :lean), got '$pass'" >&2; exit 2 ;;
+    esac
 done
 
+# Every job of every pass runs side by side: a run waits on the emulator's clock (branches, deploys,
+# backups) far more than it computes, so 2 cores carry several at once. INTEGRATION_JOBS=1 runs them
+# one after the other, printing as they go.
+jobs=$(( ${#passes[@]} * shards ))
+(( ${INTEGRATION_SERIAL:-0} )) && jobs=1
+rm -f "$logdir"/integration-"$(basename "$venv")"-*.log
+failed=()
+if (( jobs == 1 )); then
+    for pass in "${passes[@]}"; do
+        run_job "$pass" 0 || failed+=("$pass")
+        cat "$logdir/integration-$(basename "$venv")-in_process_${pass%:lean}$([[ $pass == *:lean ]] && echo _lean).log"
+    done
+else
+    pids=() names=()
+    for pass in "${passes[@]}"; do
+        for (( shard = 0; shard < shards; shard++ )); do
+            run_job "$pass" "$shard" >"$logdir/job-$(basename "$venv")-$pass-$shard.status" &
+            pids+=($!) names+=("$pass/$shard")
+        done
+    done
+    for i in "${!pids[@]}"; do
+        wait "${pids[$i]}" || failed+=("${names[$i]}")
+    done
+    for log in "$logdir"/integration-"$(basename "$venv")"-*.log; do
+        echo "======== ${log#"$root"/}"
+        cat "$log"
+    done
+    cat "$logdir"/job-"$(basename "$venv")"-*.status
+    rm -f "$logdir"/job-"$(basename "$venv")"-*.status
+fi
+
 if (( ${#failed[@]} )); then
-    echo "integration failures with planetscale_in_process in: ${failed[*]}" >&2
+    echo "integration failures with planetscale_in_process in (pass/shard): ${failed[*]}" >&2
     exit 1
 fi
