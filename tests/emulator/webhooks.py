@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 from typing import ClassVar
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr
 
 from .models import Record
 from .records import (
@@ -285,6 +285,13 @@ class Webhooks:
             self._emit(org, db, event, record.render(), at)
         if was_open and record.model.state == "closed":
             self._emit(org, db, "deploy_request.closed", record.render(), at)
+
+    def branch_deleted(self, db, branch_id, who, when):
+        was_open = [r for r in db.deploy_requests.values() if r.model.state == "open"]
+        super().branch_deleted(db, branch_id, who, when)
+        for record in was_open:
+            if record.model.state == "closed" and db.webhooks:
+                self._emit(self._org_of(db), db, "deploy_request.closed", record.render(), self.now())
 
     def create_deploy_request(self, org, database, body, who):
         with self.lock:

@@ -278,3 +278,17 @@ def test_closing_and_pending_cutover_and_errors(api, receiver):
     settle(api, 3)
     receiver.wait_for(3)
     assert receiver.events()[2] == "deploy_request.errored"
+    create(api, receiver.url + "/applied", events=["deploy_request.schema_applied"])
+    assert api.post(f"{DB}/deploy-requests/{three}/complete-deploy").status_code == 200
+    receiver.wait_for(5)  # going live closes the request: closed to the first webhook, applied to the second
+    assert sorted(receiver.events()[3:]) == ["deploy_request.closed", "deploy_request.schema_applied"]
+    assert api.post(f"{DB}/branches", json={"name": "four", "parent_branch": "main"}).status_code == 201
+    api.advance(3)
+    table = ADD_TABLE.replace("posts", "posts_four")
+    assert api.control("POST", "/branches/acme/app/four/ddl", json={"statements": [table]}).status_code == 200
+    assert api.post(f"{DB}/deploy-requests", json={"branch": "four", "into_branch": "main"}).status_code == 201
+    assert api.delete(f"{DB}/branches/four").status_code == 204
+    receiver.wait_for(6)
+    assert receiver.events()[5] == "deploy_request.closed"
+    settle(api, 2)
+    assert len(receiver.received) == 6
