@@ -73,6 +73,15 @@ def test_a_created_token_authenticates_until_it_is_deleted(api):
     error_of(api.delete(f"{TOKENS}/{token['id']}"), 404, "not_found")
 
 
+def test_bad_token_input_is_refused(api):
+    before = api.get(TOKENS).json()["total_count"]
+    for body in ({"ttl": -1}, {"ttl": "1h"}, {"name": 5}, {"name": "x" * 256}):
+        assert api.post(TOKENS, json=body).json()["code"] == "invalid_params", body
+    assert api.get(TOKENS).json()["total_count"] == before
+    assert create_token(api, ttl=0)["expires_at"] is None
+    assert create_token(api)["name"] is None  # the platform's name is optional (nullable)
+
+
 def test_the_seeded_token_is_listed_and_the_forbidden_one_is_not(api):
     ids = [t["id"] for t in api.get(TOKENS).json()["data"]]
     assert api.world["service_token"]["id"] in ids
