@@ -220,13 +220,13 @@ build: setup-new ## ansible-galaxy collection build into build/, then check the 
 # ---------------------------------------------------------------- suites beyond ansible-test
 
 content-tests: setup-new setup-emulator ## roles and playbooks against the emulator, and the demo from an installed tarball
-	$(VENV_NEW)/bin/python -m pytest tests/content -q -p no:cacheprovider -n $(CONTENT_WORKERS) $(CONTENT_ARGS)
+	$(VENV_NEW)/bin/python -m pytest tests/content -q -p no:cacheprovider --durations=8 -n $(CONTENT_WORKERS) $(CONTENT_ARGS)
 
 bench-smoke: setup-new setup-emulator ## the benchmark's scenarios once each at small sizes: request counts, no-log parity
 	$(VENV_NEW)/bin/python -m pytest tests/bench -q -p no:cacheprovider
 
 test-reliability: setup-new setup-emulator ## faults, unknown outcomes, concurrency, rate limit, bad input, secrets, TLS (logs: build/reliability)
-	$(VENV_NEW)/bin/python -m pytest $(RELIABILITY_TESTS) -q -p no:cacheprovider -n $(RELIABILITY_WORKERS) --dist loadfile \
+	$(VENV_NEW)/bin/python -m pytest $(RELIABILITY_TESTS) -q -p no:cacheprovider --durations=8 -n $(RELIABILITY_WORKERS) --dist loadfile \
 		$(RELIABILITY_ARGS)
 
 # ---------------------------------------------------------------- tools
