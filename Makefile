@@ -67,10 +67,10 @@ UNITS_WORKERS ?= 2
 CONTENT_ARGS ?=
 CONTENT_WORKERS ?= 2
 # `make test-reliability RELIABILITY_ARGS="-k tls"` or `RELIABILITY_TESTS=tests/reliability/test_tls.py`;
-# each worker runs its own emulators, a test file stays on one
+# each worker runs its own emulator, reset before every test, so tests of one file spread over the workers
 RELIABILITY_ARGS ?=
 RELIABILITY_TESTS ?= tests/reliability
-RELIABILITY_WORKERS ?= 2
+RELIABILITY_WORKERS ?= 4
 EMULATOR_ARGS ?=
 # `make docs-site DOCS_ARGS="-k link"`
 DOCS_ARGS ?=
@@ -226,7 +226,7 @@ bench-smoke: setup-new setup-emulator ## the benchmark's scenarios once each at 
 	$(VENV_NEW)/bin/python -m pytest tests/bench -q -p no:cacheprovider
 
 test-reliability: setup-new setup-emulator ## faults, unknown outcomes, concurrency, rate limit, bad input, secrets, TLS (logs: build/reliability)
-	$(VENV_NEW)/bin/python -m pytest $(RELIABILITY_TESTS) -q -p no:cacheprovider --durations=8 -n $(RELIABILITY_WORKERS) --dist loadfile \
+	$(VENV_NEW)/bin/python -m pytest $(RELIABILITY_TESTS) -q -p no:cacheprovider --durations=8 -n $(RELIABILITY_WORKERS) --dist load \
 		$(RELIABILITY_ARGS)
 
 # ---------------------------------------------------------------- tools
