@@ -18,8 +18,7 @@ description:
   - The platform signs every delivery with the webhook's secret (the header C(X-PlanetScale-Signature) is the hex
     HMAC-SHA256 of the body, keyed by the secret). Every read of a webhook shows the secret, but this module leaves it
     out of its result unless O(return_secret) is set, and never shows it in a diff, warning or message.
-  - The platform sends only to public C(https) URLs, never follows redirects, and disables webhooks whose deliveries
-    keep failing.
+  - The platform sends only to public C(https) URLs and disables webhooks whose deliveries keep failing.
 author:
   - planetscale.cloud contributors (@planetscale-ansible)
 options:
@@ -54,8 +53,9 @@ options:
     description:
       - Ask the platform to send a test delivery (event V(webhook.test)) to the webhook, once the rest is applied.
         This is a change on every run that sets it. In check mode nothing is sent.
-      - The platform sends at most one test delivery of a webhook every 20 seconds. A test it refuses fails the task
-        with a sentence (the webhook itself is then already as declared); run the task again later.
+      - The platform sends at most one test delivery of a webhook every 20 seconds. Asked sooner, it says how long to
+        wait, and the module waits that long (within O(api_retries)) and asks again. A test still refused fails the
+        task with a sentence; the webhook itself is then already as declared.
     type: bool
     default: false
   return_secret:
