@@ -51,8 +51,8 @@ def test_create_sends_url_events_and_enabled_and_keeps_the_secret_out(server):
     server.script = [page(), (201, hook(events=["deploy_request.opened", "branch.ready"]))]
     result = run(server, diff=True, url=HOOK_URL, events=["deploy_request.opened", "branch.ready"], enabled=True)
     assert result["changed"] is True and result["webhook"]["id"] == "wh1"
-    assert json.loads(server.requests[1]["body"]) == dict(url=HOOK_URL, events=["branch.ready", "deploy_request.opened"],
-                                                          enabled=True)
+    assert json.loads(server.requests[1]["body"]) == dict(
+        url=HOOK_URL, events=["branch.ready", "deploy_request.opened"], enabled=True)
     assert "secret" not in result["webhook"] and SECRET not in json.dumps(result)
     assert result["diff"] == dict(before={}, after=dict(url=HOOK_URL, enabled=True,
                                                         events=["branch.ready", "deploy_request.opened"]))
@@ -242,3 +242,22 @@ def test_a_missing_database_hints_at_the_names(server):
         run(server, url=HOOK_URL)
     assert caught.value.msg.endswith("Check that organization 'acme' and database 'shop' exist and that the "
                                      "credentials can see them.")
+
+
+def test_after_a_lost_answer_the_refusal_is_not_waited_out_with_the_clients_retries(server, sleeps):
+    refusal = (429, dict(code="rate_limited", message="Too soon"), {"Retry-After": "19"})
+    server.script = [page(hook()), (502, {}), refusal, (204, b"")]
+    assert run(server, url=HOOK_URL, send_test=True, api_retries=3)["changed"] is True
+    assert writes(server) == [("POST", HOOKS + "/wh1/test")] * 2 and 19 not in sleeps
+
+
+def test_the_clients_retries_come_back_after_a_block_without_them(server, sleeps):
+    from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, Client
+
+    client = Client(server.url, retries=2)
+    server.script = [(429, {}, {"Retry-After": "1"}), (429, {}, {"Retry-After": "1"}), (200, {"ok": True})]
+    with pytest.raises(ApiError) as caught:
+        with client.retrying(0):
+            client.get("/x")
+    assert caught.value.status == 429 and len(server.requests) == 1
+    assert client.get("/x") == {"ok": True} and len(server.requests) == 3
