@@ -60,7 +60,7 @@ options:
     default: false
   return_secret:
     description:
-      - Return the webhook's signing secret in RV(webhook.secret). Set C(no_log) on the task when you do (see the
+      - Return the webhook's signing secret, as C(secret) in RV(webhook). Set C(no_log) on the task when you do (see the
         examples). The secret is never shown in a diff.
     type: bool
     default: false

@@ -158,6 +158,6 @@ def end_state(emulator):
                      for d in emulator.list(base + "/deploy-requests"))
     tables = sorted(table["name"] for table in emulator.api("GET", base + "/branches/main/schema")["data"])
     webhooks = sorted((h["url"], h["enabled"], sorted(h["events"])) for h in emulator.list(base + "/webhooks"))
-    return dict(webhooks=webhooks, branches=[(b["name"], b.get("parent_branch"), (b.get("region") or {}).get("slug"),
+    return dict(branches=[(b["name"], b.get("parent_branch"), (b.get("region") or {}).get("slug"),
                            b.get("deletion_protected")) for b in branches],
-                passwords=passwords, teams=teams, deploys=deploys, production_tables=tables)
+                passwords=passwords, teams=teams, deploys=deploys, production_tables=tables, webhooks=webhooks)
