@@ -20,7 +20,7 @@ EVENTS = ("branch.anomaly", "branch.out_of_memory", "branch.primary_promoted", "
           "deploy_request.reverted", "deploy_request.schema_applied", "keyspace.storage", "webhook.test")
 MAX_WEBHOOKS = 5  # per database
 TEST_INTERVAL = 20  # seconds: the platform sends at most one test delivery of a webhook in this time
-REFUSED_TESTS = (422, 429)  # how the platform refuses a test delivery sooner than it allows
+REFUSED_TESTS = (429,)  # how the platform refuses a test delivery sooner than it allows (with Retry-After)
 SECRET = "secret"  # the field of a webhook record that carries the key its deliveries are signed with
 
 RETURN_SECRET_OPTION = dict(type="bool", default=False)

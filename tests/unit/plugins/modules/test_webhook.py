@@ -211,7 +211,7 @@ def test_a_new_webhook_gets_its_test_after_the_create(server):
     assert writes(server) == [("POST", HOOKS), ("POST", HOOKS + "/wh1/test")]
 
 
-@pytest.mark.parametrize("status", [422, 429])
+@pytest.mark.parametrize("status", [429])
 def test_a_refused_test_is_a_sentence_carrying_the_webhook_without_its_secret(server, status):
     server.script = [page(hook()), (status, dict(code="rate_limited", message="Too soon"))]
     with pytest.raises(ModuleFailure) as caught:
@@ -261,3 +261,12 @@ def test_the_clients_retries_come_back_after_a_block_without_them(server, sleeps
             client.get("/x")
     assert caught.value.status == 429 and len(server.requests) == 1
     assert client.get("/x") == {"ok": True} and len(server.requests) == 3
+
+
+def test_a_test_refused_for_another_reason_is_the_apis_sentence(server):
+    server.script = [page(hook()), (422, dict(code="unprocessable", message="Webhook is disabled"))]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, url=HOOK_URL, send_test=True)
+    assert caught.value.msg.startswith("POST %s/wh1/test failed with HTTP 422: unprocessable, Webhook is disabled."
+                                       % HOOKS[len("/v1"):])
+    assert caught.value.result["webhook"]["id"] == "wh1" and "secret" not in caught.value.result["webhook"]
