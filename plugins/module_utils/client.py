@@ -14,6 +14,7 @@ import ssl
 import time
 import traceback
 import warnings
+from contextlib import contextmanager
 from urllib.parse import quote, urljoin, urlsplit
 
 try:
@@ -217,6 +218,19 @@ class Client:
 
     def close(self):
         self.session.close()
+
+    @contextmanager
+    def retrying(self, retries):
+        """Send the requests of the block with this many retries: 0 for a write asked for again after a lost
+        answer, whose refusal (429) tells that the lost one was applied, so it must not be waited out and resent."""
+        adapters = dict((adapter, adapter.max_retries) for adapter in self.session.adapters.values())
+        for adapter in adapters:
+            adapter.max_retries = self._retry.new(total=retries, connect=retries, read=retries, status=retries)
+        try:
+            yield self
+        finally:
+            for adapter, retry in adapters.items():
+                adapter.max_retries = retry
 
     def request(self, method, url_path, json=None, data=None, params=None, missing_ok=False, offsite=None,
                 any_json=False):

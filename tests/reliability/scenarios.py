@@ -21,6 +21,7 @@ TEAM_SLUG = "reliability"
 REPORTS = 150  # query-pattern reports: two cursor pages
 SCHEMA_BRANCH = "rel-schema"
 BEARER = dict(service_token="{{ omit }}", service_token_id="{{ omit }}")
+HOOK = "http://127.0.0.1:9/hooks"  # webhooks: nothing listens there, deliveries fail quickly
 
 
 def prepare(emulator, watch):
@@ -70,6 +71,15 @@ def every_module(emulator, **connection):
              retention_value=8),
         task("Delete policy rel-weekly", "backup_policy", database=database, name="rel-weekly", state="absent"),
         task("Delete database rel-db", "database", name="rel-db", state="absent"),
+        task("Create webhook rel-hook", "webhook", database=database, url=HOOK + "/rel",
+             events=["deploy_request.opened", "branch.ready"]),
+        task("Disable webhook rel-hook and test it", "webhook", database=database, url=HOOK + "/rel", enabled=False,
+             send_test=True),
+        task("Ensure webhook rel-hook, a no-op", "webhook", database=database, url=HOOK + "/rel", enabled=False,
+             events=["branch.ready", "deploy_request.opened"]),
+        task("Create webhook rel-gone", "webhook", database=database, url=HOOK + "/gone"),
+        task("Delete webhook rel-gone", "webhook", database=database, url=HOOK + "/gone", state="absent"),
+        task("List the webhooks", "webhook_info", database=database),
         task("Create password app " + REVEALS, "password", database=database, branch=BRANCH, name="app",
              role="reader", ttl=3600, cidrs=["10.0.0.0/8"]),
         task("Add a CIDR to password app", "password", database=database, branch=BRANCH, name="app",
@@ -128,7 +138,8 @@ def every_module(emulator, **connection):
 
 
 def end_state(emulator):
-    """The end state the suite compares: branches, passwords and teams, without ids, times or secrets."""
+    """The end state the suite compares: branches, passwords, teams, deploy requests, tables and webhooks, without
+    ids, times or secrets."""
     org, database = emulator.world["organization"], emulator.world["database"]
     base = "/organizations/%s/databases/%s" % (org, database)
     branches = sorted(emulator.list(base + "/branches"), key=lambda b: b["name"])
@@ -146,6 +157,7 @@ def end_state(emulator):
     deploys = sorted((d["branch"], d["into_branch"], d["state"], d["deployment_state"], d.get("notes"))
                      for d in emulator.list(base + "/deploy-requests"))
     tables = sorted(table["name"] for table in emulator.api("GET", base + "/branches/main/schema")["data"])
+    webhooks = sorted((h["url"], h["enabled"], sorted(h["events"])) for h in emulator.list(base + "/webhooks"))
     return dict(branches=[(b["name"], b.get("parent_branch"), (b.get("region") or {}).get("slug"),
                            b.get("deletion_protected")) for b in branches],
-                passwords=passwords, teams=teams, deploys=deploys, production_tables=tables)
+                passwords=passwords, teams=teams, deploys=deploys, production_tables=tables, webhooks=webhooks)

@@ -54,6 +54,8 @@ VALID = {
     "user_info": dict(),
     "token": dict(grant_type="refresh_token", refresh_token="not-a-refresh-token-the-emulator-issued"),
     "token_info": dict(access_token="not-an-access-token-the-emulator-issued"),
+    "webhook": dict(database="app", url="https://hooks.example.com/bad-input"),
+    "webhook_info": dict(database="app"),
 }
 INTS = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), deploy_request=("number", "wait_timeout"),
             deploy_request_info=("number", "limit"), deploy_request_review=("number",),
@@ -67,12 +69,13 @@ BOOLS = dict(branch=("wait", "production", "safe_migrations", "deletion_protecte
              branch_info=("production",), token_info=("fail_if_inactive",),
              database=("wait", "deletion_protected", "require_approval_for_deploy", "allow_data_branching"),
              cluster_size_info=("rates", "enabled"), backup=("wait", "protected", "emergency"),
-             backup_info=("production", "deleted"))
+             backup_info=("production", "deleted"), webhook=("enabled", "send_test", "return_secret"),
+             webhook_info=("return_secret",))
 CHOICES = dict(branch=("state", "seed_data"), password=("state", "role"), team=("state",), token=("grant_type",),
                deploy_request=("state", "revert_window"), deploy_request_info=("state",),
                deploy_request_review=("action",), database=("state", "kind"), cluster_size_info=("engine",),
                backup=("state", "retention_unit"), backup_info=("state",),
-               backup_policy=("state", "target", "frequency_unit", "retention_unit"))
+               backup_policy=("state", "target", "frequency_unit", "retention_unit"), webhook=("state",))
 PATHS = dict(branch=("database", "name", "parent_branch"), branch_info=("database", "name"),
              branch_schema_info=("database", "branch"), deploy_request=("database", "branch", "into_branch"),
              deploy_request_info=("database", "branch", "into_branch"), deploy_request_review=("database",),
@@ -81,9 +84,11 @@ PATHS = dict(branch=("database", "name", "parent_branch"), branch_info=("databas
              team_info=("team",), team_member_info=("team",), token=("application_id",),
              database=("name", "new_name", "default_branch"), database_info=("name",),
              cluster_size_info=("region", "database"), backup=("database", "branch", "id"),
-             backup_info=("database", "branch", "id"), backup_policy=("database",))
+             backup_info=("database", "branch", "id"), backup_policy=("database",), webhook=("database", "id"),
+             webhook_info=("database", "id"))
 NAMES = dict(password=("name",), team=("name",), password_info=("name",),
-             database=("migration_framework", "migration_table_name"), backup=("name",), backup_policy=("name",))
+             database=("migration_framework", "migration_table_name"), backup=("name",), backup_policy=("name",),
+             webhook=("url",))
 OWN_NEGATIVE = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",),
                     deploy_request=("number", "wait_timeout"), deploy_request_info=("number", "limit"),
                     deploy_request_review=("number",), database=("wait_timeout", "replicas"),
@@ -103,13 +108,18 @@ CONFLICTS = {
     "token": [dict(code="one-time-code"), dict(min_ttl=60),
               dict(grant_type="authorization_code", code="c", redirect_uri="https://app/cb", refresh_token="r")],
     "team": [dict(name=None), dict(name=NULL), dict(name=NULL, team=NULL)],
+    "webhook": [dict(events=["deploy_request.opened", "deploy.done"]), dict(events=["Branch.Ready"]),
+                dict(url="hooks.example.com/bad-input"), dict(url="ftp://hooks.example.com/"), dict(url=NULL),
+                dict(url=None, state="absent")],
+    "webhook_info": [dict(url="not a url")],
 }
 MISSING = dict(branch=("database", "name"), database=("name",), backup=("database", "branch"),
                backup_info=("database", "branch"), backup_policy=("database", "name"), password=("branch", "name"),
                password_info=("database",),
                query_pattern_info=("branch",), region_info=("database",), team_member_info=("team",),
                branch_schema_info=("branch",), deploy_request=("database",), deploy_request_review=("number",),
-               token=("grant_type", "refresh_token"), token_info=("access_token",))
+               token=("grant_type", "refresh_token"), token_info=("access_token",), webhook=("database",),
+               webhook_info=("database",))
 PATH_CHARACTERS = ("/", "../", "?", "#", "%2F", "\\", "\x00", "\n", "\t", "%")
 LOCAL_EXAMPLES = 2  # cases per kind of bad input and module, each checkable without a request
 REMOTE_EXAMPLES = 6  # cases per module that only the API can judge
@@ -360,6 +370,7 @@ ENDPOINTS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]
     "/v1/organizations/{}/databases/{}/deploy-requests/{}/deployment",
     "/v1/organizations/{}/databases/{}/deploy-requests/{}/operations",
     "/v1/organizations/{}/databases/{}/deploy-requests/{}/reviews",
+    "/v1/organizations/{}/databases/{}/webhooks", "/v1/organizations/{}/databases/{}/webhooks/{}",
     "/v1/organizations/{}/oauth-applications/{}/token", "/oauth/token", "/oauth/token/info")]
 
 
@@ -382,7 +393,7 @@ def test_names_only_the_api_can_judge_fail_with_a_message_and_reach_only_their_e
                                                    "members", "passwords", "regions", "query-patterns", "user",
                                                    "oauth", "token", "info", "oauth-applications", "schema",
                                                    "lint", "deploy-requests", "deployment", "operations", "reviews",
-                                                   "cluster-size-skus", "backups", "backup-policies")
+                                                   "cluster-size-skus", "backups", "backup-policies", "webhooks")
                     and not segment.isdigit()]
         strays += [entry["path"] for segment in segments if segment not in values | known]
     assert strays == [], "requests outside the collection's endpoints: %s" % strays[:5]

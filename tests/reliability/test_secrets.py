@@ -207,3 +207,45 @@ def test_the_results_are_masked_not_missing(both_paths):
             exchange = tasks["Exchange the used code again, which the OAuth server refuses"]
             assert exchange["invocation"]["module_args"]["client_secret"] == NO_LOG_MASK
             assert tasks["Check the access token"]["invocation"]["module_args"]["access_token"] == NO_LOG_MASK
+
+
+# Webhook secrets: every read of a webhook carries its signing secret ------------------------------------------
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in_process", "module"])
+def test_a_webhook_secret_shows_in_no_run_that_did_not_ask_for_it(emulator, ansible, watch, in_process):
+    hooks = "/organizations/acme/databases/app/webhooks"
+    url = "http://127.0.0.1:9/secrets"
+    before = [emulator.api("POST", hooks, dict(url="%s/%s" % (url, name), events=["branch.ready"]))
+              for name in ("kept", "gone")]
+    watch.learn(*[hook["secret"] for hook in before])
+    hook = dict(database="app")
+    tasks = [
+        task("Create a webhook", "webhook", url=url + "/new", events=["deploy_request.opened"], **hook),
+        task("Change one in check mode", "webhook", url=url + "/kept", enabled=False, **hook),
+        task("Change one", "webhook", url=url + "/kept", enabled=False, events=["branch.ready", "branch.sleeping"],
+             **hook),
+        task("Test it", "webhook", url=url + "/kept", send_test=True, **hook),
+        dict(task("Test it again too soon", "webhook", url=url + "/kept", send_test=True, api_retries=0, **hook),
+             ignore_errors=True),
+        task("List the webhooks", "webhook_info", **hook),
+        task("Read one by id", "webhook_info", id=before[0]["id"], **hook),
+        task("Read the secrets, no_log", "webhook_info", no_log=True, register="secrets", return_secret=True, **hook),
+        dict(task("The secrets were returned", "webhook", no_log=True, register="one", url=url + "/kept",
+                  return_secret=True, **hook)),
+        {"name": "They are the webhooks' secrets", "ansible.builtin.assert": {"that": [
+            "secrets.webhooks | map(attribute='secret') | select('truthy') | list | length == 3",
+            "one.webhook.secret in secrets.webhooks | map(attribute='secret')"]}},
+        task("Delete one", "webhook", url=url + "/gone", state="absent", **hook),
+    ]
+    tasks[1]["check_mode"] = True
+    for entry in tasks[:5] + tasks[-1:]:
+        entry["diff"] = True
+    run = ansible.run([play(tasks, defaults=module_defaults())], emulator=emulator, in_process=in_process,
+                      label="webhook secrets, in_process=%s" % in_process)
+    assert run.rc == 0 and run.recap["localhost"]["failed"] == 0, run.log_path
+    assert run.result("Test it again too soon").failed
+    found = emulator.list(hooks)
+    assert sorted(h["url"] for h in found) == [url + "/kept", url + "/new"]
+    watch.learn(*[h["secret"] for h in found])  # searched again in the run's output: the test fails on a leak
+    assert not any(h["secret"] in run.output for h in found + before)
