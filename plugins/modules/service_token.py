@@ -12,7 +12,7 @@ version_added: 0.2.0
 description:
   - Ensures that a service token exists, with the O(accesses) declared, or that it does not.
   - The secret is shown once, by the task that creates the token, in RV(service_token.token). Set C(no_log) on that
-    task and store the secret at once: no later read of the token carries it.
+    task and store the secret at once; no later read of the token carries it.
   - Accesses are added and removed in the fewest requests, one per database whose accesses grow or shrink; equal
     accesses send nothing. Accesses that are not declared stay, unless O(purge_accesses=true).
   - A token is named by O(id), or by O(name). Names are not unique; when several tokens share the name the module
