@@ -167,6 +167,7 @@ def end_state(emulator):
                                                  for a in t.get("service_token_accesses") or []))
                     for t in emulator.list("/organizations/%s/service-tokens" % org))
     members = sorted((m["user"]["email"], m["role"]) for m in emulator.list("/organizations/%s/members" % org))
-    return dict(service_tokens=tokens, members=members, branches=[(b["name"], b.get("parent_branch"), (b.get("region") or {}).get("slug"),
+    return dict(branches=[(b["name"], b.get("parent_branch"), (b.get("region") or {}).get("slug"),
                            b.get("deletion_protected")) for b in branches],
-                passwords=passwords, teams=teams, deploys=deploys, production_tables=tables)
+                passwords=passwords, teams=teams, deploys=deploys, production_tables=tables, service_tokens=tokens,
+                members=members)
