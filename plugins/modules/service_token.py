@@ -121,7 +121,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 service_token:
-  description: The token. In check mode, when it would be created, its name and accesses.
+  description: The token. In check mode, when it would be created, its name, accesses and ttl (the O(ttl) given).
   returned: O(state=present)
   type: dict
   contains:
