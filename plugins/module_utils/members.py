@@ -46,3 +46,13 @@ class Directory:
     def email(self, uid):
         """How a user is shown: the e-mail address when known, else the ID."""
         return self.users.get(uid, {}).get("email") or uid
+
+
+def names_member(membership, wanted):
+    """Whether an organization membership is the one wanted names: an e-mail address (in any case), a user ID or
+    a membership ID."""
+    user = membership.get("user") or {}
+    wanted = wanted.strip()
+    if "@" in wanted:
+        return (user.get("email") or "").lower() == wanted.lower()
+    return wanted in (membership.get("id"), user.get("id"))

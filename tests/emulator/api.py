@@ -140,11 +140,6 @@ async def organization_regions(call: OrgCall, pages: Pages):
     return call.page(pages, call.world.regions(call.org, pages))
 
 
-@router.get(ORG + "/members")
-async def organization_members(call: OrgCall, pages: Pages):
-    return call.page(pages, call.world.org_members(call.org, pages))
-
-
 @router.get(DB)
 async def get_database(database: str, call: OrgCall):
     return call.reply(call.world.database(call.org, database))

@@ -53,6 +53,9 @@ def traffic_of(request: Request) -> Traffic:
 
 def reset(app) -> None:
     """Back to the seeded world, the start-up settings, an empty log and no fault rules."""
+    previous = getattr(app.state, "world", None)
+    if previous is not None:
+        previous.close()  # its webhook ticker and deliveries stop
     app.state.world = build_world(app.state.initial_settings.model_copy())
     app.state.traffic = Traffic()
 

@@ -106,6 +106,10 @@ class Authority:
         token = self.service_tokens.get(token_id.strip())
         if token is None or not hmac.compare_digest(token.secret.encode(), secret.strip().encode()):
             return None
+        now = self.world.now()
+        if token.expires is not None and now >= token.expires:
+            return None
+        token.last_used = now
         return Principal("service_token", token.user)
 
     def _client(self, client_id: str, client_secret: str) -> OAuthApp:

@@ -113,6 +113,9 @@ class Settings(BaseModel):
     multiple_admins_required_for_deletion: bool = Field(
         False, description="deleting a database needs two administrators: the first DELETE opens a deletion request"
     )
+    webhook_public_https_only: bool = Field(
+        False, description="webhook URLs must be https and public, as the platform requires (off: local URLs too)"
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -219,6 +222,7 @@ class DatabaseRecord:
     ready_at: datetime | None = None  # a new database is pending until then (None: ready)
     backup_policies: dict[str, Any] = field(default_factory=dict)  # id -> backups.BackupPolicy
     deletion_request: Any = None  # databases.DeletionRequest, pending until another administrator deletes
+    webhooks: dict[str, Any] = field(default_factory=dict)  # id -> webhooks.WebhookRecord
 
 
 @dataclass
@@ -256,6 +260,13 @@ class ServiceToken:
     id: str
     secret: str
     user: User
+    # an organization's token (access.py); seeded tokens have no name
+    organization: str | None = None
+    name: str | None = None
+    created: datetime | None = None
+    expires: datetime | None = None  # None: never expires
+    last_used: datetime | None = None
+    accesses: list = field(default_factory=list)  # access.AccessRecord
 
 
 @dataclass

@@ -8,6 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from .models import PasswordCreate, Region
 from .records import Settings, unprocessable
 from .schema import apply_ddl
+from .seed_access import OrgMembersFixture, ServiceTokensFixture, WebhooksFixture, seed_members, seed_service_tokens, \
+    seed_webhooks
 from .state import World
 
 ORGANIZATION = "acme"
@@ -89,6 +91,11 @@ def _seed(world: World) -> None:
     policy = world.add_required_policies(db)
     backups = [world.add_backup(main, None, f"main-{hours}h-ago", now - timedelta(hours=hours), policy=policy,
                                 retention_hours=48).model.id for hours in (36, 24, 12)]
+    # the seeded token is an organization token; the SSO team's users are managed by the identity provider
+    token.organization, token.name, token.created = ORGANIZATION, "emulator-admin", now - timedelta(days=400)
+    for user in (m.user for m in sso.members.values()):
+        user.directory_managed = user.managed = user.sso = True
+    idp = next(iter(sso.members.values())).user
     world.description = {
         "organization": ORGANIZATION,
         "database": DATABASE,
@@ -110,6 +117,7 @@ def _seed(world: World) -> None:
         "user": {"id": admin.id, "email": admin.email},
         "users": [{"id": u.id, "email": u.email} for u in spare],
         "backups": {"policy": policy.id, "main": backups},
+        "idp_managed_member": {"id": idp.id, "email": idp.email},
     }
 
 
@@ -169,6 +177,9 @@ class SeedRequest(Fixture):
     team_members: MembersFixture | None = None
     reports: ReportsFixture | None = None
     branches: BranchesFixture | None = None
+    service_tokens: ServiceTokensFixture | None = None
+    members: OrgMembersFixture | None = None
+    webhooks: WebhooksFixture | None = None  # after databases, over every database of the organization
 
 
 def _free_names(prefix: str, count: int, taken) -> list[str]:
@@ -221,6 +232,12 @@ def seed_fixtures(world: World, request: SeedRequest) -> dict:
             spec = request.reports
             branch = world.find_branch(org, spec.database, spec.branch)
             created["reports"] = [world.add_report(branch, actor, done=True).id for _ in range(spec.count)]
+        if request.service_tokens:
+            created["service_tokens"] = seed_service_tokens(world, org, request.service_tokens)
+        if request.members:
+            created["members"] = seed_members(world, org, request.members)
+        if request.webhooks:
+            created["webhooks"] = seed_webhooks(world, org, request.webhooks)
     return created
 
 

@@ -39,11 +39,13 @@ from .models import (
     TeamUpdate,
     User,
 )
+from .access import Access
 from .backups import Backups
 from .databases import Databases
 from .deploys import DeployRequests
 from .lifecycle import BranchLifecycle
 from .oauth import Authority
+from .webhooks import Webhooks
 from .records import (
     ID_ALPHABET,
     SECRET_ALPHABET,
@@ -73,7 +75,7 @@ SIGNED_URL_LIFETIME = timedelta(minutes=5)
 SSO_MANAGED = "Teams managed by single sign-on cannot be updated"
 
 
-class World(BranchLifecycle, DeployRequests, Databases, Backups):
+class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backups):
     def __init__(self, settings: Settings):
         self.lock = threading.RLock()
         self.settings = settings
@@ -636,6 +638,3 @@ class World(BranchLifecycle, DeployRequests, Databases, Backups):
             raise unprocessable(SSO_MANAGED)
         del team.by_user[team.members.pop(mid).user.id]
 
-    @locked
-    def org_members(self, org: OrgRecord, paging: Paging) -> Window[OrganizationMember]:
-        return window(org.members.values(), paging)

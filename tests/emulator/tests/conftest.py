@@ -119,7 +119,8 @@ def emulator_operations() -> dict[str, str]:
             continue
         sample = re.sub(r"\{[^}]+\}", "x", route.path)
         for method in sorted(route.methods):
-            operations[f"{method} {route.path}"] = published.operation(method, sample)
+            operations[f"{method} {route.path}"] = published.operation(method, sample) \
+                or published.unpublished_operation(method, sample)
     return operations
 
 

@@ -1,0 +1,232 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.modules.service_token import ServiceToken
+
+URL = "/v1/organizations/acme/service-tokens"
+SECRET = "pscale_tkn_the_secret_itself"
+NOT_FOUND = (404, {"code": "not_found", "message": "Not Found"})
+LOST = "drop"
+
+
+def run(server, check_mode=False, diff=False, ctx=None, **args):
+    args = dict(dict(organization="acme", service_token_id="svc", service_token="s3cret",
+                     api_url=server.url + "/v1", api_retries=0), **args)
+    if "id" not in args:
+        args.setdefault("name", "ci")
+    spec = ServiceToken.spec()
+    spec.pop("supports_check_mode")
+    validation = ModuleArgumentSpecValidator(**spec).validate(args)
+    assert not validation.error_messages
+    ctx = ctx or TaskContext(check_mode=check_mode, diff=diff)
+    return ServiceToken(validation.validated_parameters, ctx).execute()
+
+
+def stamp(seconds=0.0):
+    moment = datetime.now(timezone.utc) + timedelta(seconds=seconds)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (moment.microsecond // 1000)
+
+
+def token(number=1, ttl=None, **fields):
+    created = datetime.now(timezone.utc).replace(microsecond=0)
+    expires = None if ttl is None else (created + timedelta(seconds=ttl)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return dict(dict(id="tk%d" % number, name="ci", display_name="ci", created_at=created.strftime(
+        "%Y-%m-%dT%H:%M:%SZ"), expires_at=expires, actor_id="u1", service_token_accesses=[]), **fields)
+
+
+def issued(number=1, **fields):
+    return dict(token(number, **fields), token=SECRET, plain_text_refresh_token="pscale_refresh_secret")
+
+
+def page(*items):
+    return (200, dict(type="list", current_page=1, next_page=None, data=list(items)))
+
+
+def access(name, database=None):
+    if database is None:
+        return dict(id="a-" + name, access=name, type="ServiceTokenAccess",
+                    resource=dict(id="org1", name="acme", type="Organization"))
+    return dict(id="a-%s-%s" % (database, name), access=name, type="ServiceTokenAccess",
+                resource=dict(id="db-" + database, name=database, type="Database"))
+
+
+def accesses(*items):
+    return (200, dict(data=list(items)))
+
+
+def sent(server):
+    return [(r["method"], r["path"], json.loads(r["body"]) if r["body"] else None) for r in server.requests]
+
+
+def writes(server):
+    return [r for r in sent(server) if r[0] != "GET"]
+
+
+def test_create_returns_the_secret_once_and_adds_accesses_one_request_per_database(server):
+    server.script = [page(), (200, issued()), accesses(access("read_branch", "app")), accesses(access("x", "logs")),
+                     accesses(access("create_databases"))]
+    result = run(server, diff=True, ttl=3600, accesses=[
+        dict(database="app", access=["read_branch", "create_branch"]), dict(database="logs", access=["read_branch"]),
+        dict(access=["create_databases"])])
+    assert result["changed"] is True
+    assert result["service_token"]["token"] == SECRET
+    assert writes(server) == [
+        ("POST", URL, dict(name="ci", ttl=3600)),
+        ("POST", URL + "/tk1/access", dict(access=["create_databases"])),
+        ("POST", URL + "/tk1/access", dict(database="app", access=["create_branch", "read_branch"])),
+        ("POST", URL + "/tk1/access", dict(database="logs", access=["read_branch"]))]
+    assert result["service_token"]["accesses"] == [
+        dict(access=["create_databases"]), dict(database="app", access=["create_branch", "read_branch"]),
+        dict(database="logs", access=["read_branch"])]
+    assert "service_token_accesses" not in result["service_token"]
+    assert SECRET not in json.dumps(result["diff"]) and "pscale_refresh_secret" not in json.dumps(result["diff"])
+    assert result["diff"]["after"]["accesses"] == result["service_token"]["accesses"]
+
+
+def test_equal_accesses_send_nothing_and_show_no_secret(server):
+    found = dict(token(), token="leaked", plain_text_refresh_token="leaked too")
+    server.script = [page(found, token(2, name="other")),
+                     accesses(access("read_branch", "app"), access("create_branch", "app"))]
+    result = run(server, accesses=[dict(database="app", access=["create_branch", "read_branch"])])
+    assert result["changed"] is False
+    assert "leaked" not in json.dumps(result)
+    assert writes(server) == []
+    assert [r[1] for r in sent(server)] == [URL, URL + "/tk1/access"]
+
+
+def test_accesses_grow_and_shrink_with_one_request_per_database_and_undeclared_ones_stay(server):
+    server.script = [page(token()), accesses(access("read_branch", "app"), access("delete_branch", "app"),
+                                             access("read_branch", "logs"))]
+    result = run(server, accesses=[dict(database="app", access=["read_branch", "create_branch"])])
+    assert result["changed"] is True
+    assert writes(server) == [("POST", URL + "/tk1/access", dict(database="app", access=["create_branch"]))]
+    assert result["service_token"]["accesses"] == [
+        dict(database="app", access=["create_branch", "delete_branch", "read_branch"]),
+        dict(database="logs", access=["read_branch"])]
+
+
+def test_purge_accesses_removes_what_is_not_declared(server):
+    server.script = [page(token()), accesses(access("read_branch", "app"), access("delete_branch", "app"),
+                                             access("read_branch", "logs"), access("create_databases"))]
+    result = run(server, diff=True, purge_accesses=True,
+                 accesses=[dict(database="app", access=["read_branch", "create_branch"])])
+    assert result["changed"] is True
+    assert writes(server) == [
+        ("DELETE", URL + "/tk1/access", dict(access=["create_databases"])),
+        ("POST", URL + "/tk1/access", dict(database="app", access=["create_branch"])),
+        ("DELETE", URL + "/tk1/access", dict(database="app", access=["delete_branch"])),
+        ("DELETE", URL + "/tk1/access", dict(database="logs", access=["read_branch"]))]
+    assert result["diff"]["after"] == dict(name="ci", accesses=[dict(database="app",
+                                                                     access=["create_branch", "read_branch"])])
+
+
+def test_check_mode_predicts_without_writing(server):
+    server.script = [page(token()), accesses(access("read_branch", "app"))]
+    result = run(server, check_mode=True, diff=True, accesses=[dict(database="app", access=["create_branch"])])
+    assert result["changed"] is True and writes(server) == []
+    assert result["service_token"]["accesses"] == [dict(database="app", access=["create_branch", "read_branch"])]
+    server.requests.clear()
+    server.script = [page()]
+    result = run(server, check_mode=True, diff=True, accesses=[dict(access=["create_databases"])])
+    assert result["changed"] is True and writes(server) == []
+    assert "token" not in result["service_token"]
+    assert result["diff"] == dict(before={}, after=dict(name="ci", accesses=[dict(access=["create_databases"])]))
+
+
+def test_several_tokens_of_the_name_are_refused_naming_their_ids(server):
+    server.script = [page(token(1), token(2))]
+    ctx = TaskContext()
+    with pytest.raises(ModuleFailure) as failure:
+        run(server, ctx=ctx)
+    assert failure.value.msg == ("2 service tokens are named 'ci' (ids tk1, tk2): set id to the one to manage, or "
+                                 "delete the others (state=absent with their id).")
+    assert ctx.warnings == [failure.value.msg] and writes(server) == []
+
+
+def test_by_id_and_a_missing_id_is_a_sentence(server):
+    server.script = [(200, token(2)), accesses()]
+    assert run(server, id="tk2")["service_token"]["id"] == "tk2"
+    server.script = [NOT_FOUND]
+    with pytest.raises(ModuleFailure) as failure:
+        run(server, id="tk9")
+    assert "with id 'tk9' does not exist" in failure.value.msg
+
+
+def test_a_different_ttl_on_an_existing_token_fails_naming_the_field(server):
+    server.script = [page(token(ttl=3600)), accesses()]
+    with pytest.raises(ModuleFailure) as failure:
+        run(server, ttl=7200)
+    assert failure.value.msg == ("Service token 'ci' has ttl 3600, not 7200: ttl can only be set when a service token "
+                                 "is created. Delete it (state=absent) to create it again, or leave ttl out.")
+    server.script = [page(token(ttl=3600)), accesses()]
+    assert run(server, ttl=3600)["changed"] is False
+    server.script = [page(token()), accesses()]
+    assert run(server, ttl=0)["changed"] is False
+
+
+def test_delete_twice(server):
+    server.script = [page(token()), accesses(), (204, b"")]
+    assert run(server, state="absent") == dict(changed=True)
+    assert writes(server) == [("DELETE", URL + "/tk1", None)]
+    server.requests.clear()
+    server.script = [page()]
+    assert run(server, state="absent") == dict(changed=False)
+    assert writes(server) == []
+
+
+@pytest.mark.parametrize("entry, sentence", [
+    (dict(database="app", access=[]), "accesses: the entry for database 'app' lists no access; give at least one, "
+                                      "such as read_branch."),
+    (dict(access=["Read Branch"]), "accesses: the organization-wide entry has 'Read Branch', which is not an access "
+                                   "name such as read_branch or create_databases."),
+    (dict(database="a/b", access=["read_branch"]), "accesses: database must be a database name, not 'a/b'."),
+])
+def test_bad_accesses_are_refused_before_any_request(server, entry, sentence):
+    with pytest.raises(ModuleFailure) as failure:
+        run(server, accesses=[entry])
+    assert failure.value.msg == sentence and server.requests == []
+
+
+def test_a_lost_create_answer_deletes_the_token_it_made_and_creates_once_more(server, sleeps):
+    server.script = [page(), LOST, page(token(7)), (204, b""), (200, issued(8)), accesses()]
+    result = run(server, api_retries=0, accesses=[dict(database="app", access=["read_branch"])])
+    assert result["service_token"]["id"] == "tk8" and result["service_token"]["token"] == SECRET
+    assert writes(server) == [("POST", URL, dict(name="ci")), ("DELETE", URL + "/tk7", None),
+                              ("POST", URL, dict(name="ci")),
+                              ("POST", URL + "/tk8/access", dict(database="app", access=["read_branch"]))]
+
+
+def test_a_lost_create_leaves_another_runs_older_token_alone(server, sleeps):
+    older = token(5, created_at="2020-01-01T00:00:00Z")
+    server.script = [page(), LOST, page(older), (200, issued(8))]
+    ctx = TaskContext()
+    result = run(server, ctx=ctx)
+    assert result["service_token"]["id"] == "tk8"
+    assert writes(server) == [("POST", URL, dict(name="ci")), ("POST", URL, dict(name="ci"))]
+    assert "tk5" in ctx.warnings[0] and "left as they are" in ctx.warnings[0]
+
+
+def test_a_token_whose_accesses_cannot_be_added_is_deleted_again(server):
+    server.script = [page(), (200, issued()), NOT_FOUND, (204, b"")]
+    with pytest.raises(ModuleFailure) as failure:
+        run(server, accesses=[dict(database="nope", access=["read_branch"])])
+    assert writes(server)[-1] == ("DELETE", URL + "/tk1", None)
+    assert "(id tk1) was deleted again" in failure.value.msg and SECRET not in failure.value.msg
+    assert failure.value.result["status"] == 404
+
+
+def test_a_name_that_differs_from_the_token_of_the_id_is_refused(server):
+    server.script = [(200, token()), accesses()]
+    with pytest.raises(ModuleFailure) as failure:
+        run(server, id="tk1", name="deploy")
+    assert failure.value.msg.startswith("Service token 'tk1' has name 'ci', not 'deploy': name can only be set")
+    assert writes(server) == []

@@ -1,0 +1,54 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+import json
+
+from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import TaskContext
+from ansible_collections.planetscale.cloud.plugins.modules.service_token_info import ServiceTokenInfo
+
+URL = "/v1/organizations/acme/service-tokens"
+
+
+def run(server, **args):
+    args = dict(dict(organization="acme", service_token_id="svc", service_token="s3cret",
+                     api_url=server.url + "/v1", api_retries=0), **args)
+    spec = ServiceTokenInfo.spec()
+    spec.pop("supports_check_mode")
+    validation = ModuleArgumentSpecValidator(**spec).validate(args)
+    assert not validation.error_messages
+    return ServiceTokenInfo(validation.validated_parameters, TaskContext()).execute()
+
+
+def token(number, name="ci"):
+    return dict(id="tk%d" % number, name=name, token="leaked-%d" % number, plain_text_refresh_token="leaked",
+                service_token_accesses=[])
+
+
+def access(name, database=None):
+    resource = dict(id="org", name="acme", type="Organization") if database is None else dict(
+        id="db", name=database, type="Database")
+    return dict(id="a", access=name, type="ServiceTokenAccess", resource=resource)
+
+
+def test_every_page_with_accesses_and_no_secret(server):
+    first = (200, dict(type="list", current_page=1, next_page=2, data=[token(n) for n in range(1, 101)]))
+    second = (200, dict(type="list", current_page=2, next_page=None, data=[token(101, "deploy")]))
+    server.script = [first, second] + [(200, dict(data=[access("read_branch", "app"), access("create_databases")]))
+                                       for dummy in range(101)]
+    result = run(server)
+    assert result["changed"] is False and len(result["service_tokens"]) == 101
+    assert "leaked" not in json.dumps(result)
+    assert result["service_tokens"][100]["accesses"] == [dict(access=["create_databases"]),
+                                                         dict(database="app", access=["read_branch"])]
+    assert server.requests[2]["path"] == URL + "/tk1/access"
+
+
+def test_one_by_name_or_by_id(server):
+    server.script = [(200, dict(data=[token(1), token(2, "deploy")])), (200, dict(data=[]))]
+    assert [t["id"] for t in run(server, name="deploy")["service_tokens"]] == ["tk2"]
+    server.script = [(404, dict(code="not_found")), (200, dict(data=[]))]
+    assert run(server, id="tk9") == dict(changed=False, service_tokens=[])
