@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import mode, role_play
+from harness import ROOT
 
 ORG = "/organizations/acme"
 PAGE = 100  # the largest page, which the modules ask for
@@ -148,3 +151,73 @@ def test_access_review_lists_everything_and_flags_the_tokens(ansible, emulator, 
     assert emulator.writes() == []
     assert report_path.read_text() == report and json_path.read_text() == text
     ansible.assert_no_secret(*secrets)
+
+
+FORGED = "x\n# Forged\n| a | {{ 7 * 7 }} *bold* [link](http://x) <b>"
+
+
+def test_access_review_writes_api_text_into_markdown_as_text_and_verbatim_into_json(ansible, emulator, tmp_path):
+    emulator.api("POST", ORG + "/teams", dict(name="Forgers " + FORGED.replace("\n", " ")))
+    token = emulator.api("POST", ORG + "/service-tokens", dict(name=FORGED, ttl=3600))
+    emulator.seed(databases=dict(count=2, branches=1), webhooks=dict(count=3, per_database=1))
+    play = role_play(tmp_path, "access_review", review_vars(tmp_path, access_review_databases=["db-1"]))
+
+    emulator.clear_requests()
+    ansible.run(play).succeeded(changed=2)
+    # only the database named: its webhooks, and no list of databases
+    assert [r["path"] for r in emulator.requests() if r["path"].endswith(("/databases", "/webhooks"))] == [
+        "/v1%s/databases/db-1/webhooks" % ORG]
+    report = (tmp_path / "review.md").read_text()
+    records = json.loads((tmp_path / "review.json").read_text())
+    assert records["databases"] == ["db-1"] and [h["database"] for h in records["webhooks"]] == ["db-1"]
+    assert "## Webhooks (1, of 1 databases)" in report
+
+    assert next(t for t in records["service_tokens"] if t["id"] == token["id"])["name"] == FORGED
+    assert any(t["name"] == "Forgers " + FORGED.replace("\n", " ") for t in records["teams"])
+    lines = report.splitlines()
+    assert not [line for line in lines if "Forged" in line and line.lstrip().startswith(("#", "- x", "| a"))]
+    markdown_it = pytest.importorskip("markdown_it")  # .venv/new has it (through ansible-lint's rich)
+    tokens = markdown_it.MarkdownIt("commonmark").enable("table").parse(report)
+    assert not [t for t in tokens if t.type in ("html_block", "fence", "code_block")]
+    assert not [c for t in tokens if t.type == "inline" for c in t.children
+                if c.type in ("html_inline", "link_open", "strong_open", "em_open") and "Forged" in t.content]
+    escaped = "x \\# Forged \\| a \\| {{ 7 \\* 7 }} \\*bold\\* \\[link\\](http://x) \\<b\\>"
+    assert "| %s | `%s` |" % (escaped, token["id"]) in report  # the token's row: one cell for the name
+    assert "| Forgers %s | `forgers-" % escaped in report  # the team's row
+
+
+def test_access_review_never_writes_a_secret_a_record_carries(ansible, emulator, tmp_path):
+    """Should a module ever return a secret, the role drops it: the records template, fed such records."""
+    play = """
+- name: The records of the access review, from records that carry secrets
+  hosts: localhost
+  connection: local
+  gather_facts: false
+  vars_files:
+    - {root}/roles/access_review/vars/main.yml
+  vars:
+    access_review_organization: acme
+    access_review__members: {{members: []}}
+    access_review__team_members: {{results: []}}
+    access_review__tokens:
+      service_tokens:
+        - {{id: t1, name: ci, expires_at: null, last_used_at: "2026-11-24T10:11:12.000Z", token: pscale_tkn_leak1,
+           plain_text_refresh_token: pscale_ref_leak2, accesses: [{{access: [create_databases]}}]}}
+    access_review__webhooks:
+      results:
+        - {{access_review__database: app, webhooks: [{{id: w1, url: "https://h.example/1", secret: hooksecretleak3}}]}}
+  tasks:
+    - name: Write the records
+      ansible.builtin.copy:
+        content: "{{{{ lookup('ansible.builtin.template', '{root}/roles/access_review/templates/access_review.json.j2') }}}}"
+        dest: "{out}"
+        mode: "0600"
+""".format(root=ROOT, out=tmp_path / "records.json")
+    ansible.run(play).succeeded(changed=1)
+    text = (tmp_path / "records.json").read_text()
+    assert "leak" not in text
+    records = json.loads(text)
+    assert records["service_tokens"] == [dict(id="t1", name="ci", expires_at=None, last_used_at="2026-11-24",
+                                              accesses=[dict(access=["create_databases"])],
+                                              review_flags=["organization_wide_access", "no_expiry"])]
+    assert records["webhooks"] == [dict(id="w1", url="https://h.example/1", database="app")]
