@@ -75,8 +75,9 @@ def test_access_review_lists_everything_and_flags_the_tokens(ansible, emulator, 
     report_path, json_path = tmp_path / "review.md", tmp_path / "review.json"
 
     emulator.clear_requests()
-    ansible.run(play, check=True).succeeded(changed=2)
+    checked = ansible.run(play, check=True, args=["-vvv"]).succeeded(changed=2)  # every record shown, no secret
     assert emulator.writes() == [] and not report_path.exists() and not json_path.exists()
+    assert wide["id"] in checked.output and hooks[0]["url"] in checked.output
 
     run = ansible.run(play).succeeded(changed=2)
     assert emulator.writes() == []
