@@ -10,9 +10,8 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
-from .models import OrganizationMember, ResourceRef, User
+from .models import OrganizationMember, Record, ResourceRef, User
 from .records import (
-    ApiError,
     OrgRecord,
     Paging,
     Principal,
@@ -25,7 +24,6 @@ from .records import (
     unprocessable,
     window,
 )
-from .models import Record
 
 # The platform's service-token accesses (its API reference lists, per endpoint, the accesses that allow it).
 ORGANIZATION_ACCESSES = {
@@ -370,5 +368,3 @@ class Access:
                 if token.user.id == user.id:
                     del self.auth.service_tokens[token.id]
 
-
-__all__ = ["Access", "AccessChange", "ApiError", "MemberUpdate", "ServiceTokenCreate"]

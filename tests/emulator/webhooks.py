@@ -13,19 +13,19 @@ ready since (each branch once).
 
 import hashlib
 import hmac
+import http.client
 import ipaddress
 import json
 import threading
-import urllib.error
-import urllib.request
 import weakref
 from concurrent.futures import ThreadPoolExecutor
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import ClassVar
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr
 
 from .models import Record
 from .records import (
@@ -130,16 +130,10 @@ class HookState:
     announced: set[str] = field(default_factory=set)  # ids of branches whose readiness was announced
     deliveries: list[Delivery] = field(default_factory=list)
     pool: ThreadPoolExecutor | None = None
+    queues: dict[str, deque] = field(default_factory=dict)  # webhook id -> deliveries waiting, in order
+    queue_lock: threading.Lock = field(default_factory=threading.Lock)
     ticker: threading.Thread | None = None
     closed: threading.Event = field(default_factory=threading.Event)
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):  # the platform never follows redirects
-        return None
-
-
-_OPENER = urllib.request.build_opener(_NoRedirect, urllib.request.ProxyHandler({}))
 
 
 def signature(secret: str, body: bytes) -> str:
@@ -161,17 +155,22 @@ def _public_https_problem(url: str) -> str | None:
 
 
 def _post(delivery: Delivery) -> tuple[int | None, bool, str]:
-    request = urllib.request.Request(delivery.url, data=delivery.body, method="POST", headers={
-        "Content-Type": "application/json", "User-Agent": "PlanetScale-Webhook (emulator)",
-        SIGNATURE_HEADER: delivery.signature})
+    """POST the delivery (http.client: the header's case as the platform writes it, no redirect followed)."""
+    parts = urlsplit(delivery.url)
+    kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    connection = kind(parts.hostname, parts.port, timeout=TIMEOUT)
     try:
-        with _OPENER.open(request, timeout=TIMEOUT) as response:
-            return response.status, 200 <= response.status < 300, f"{response.status} {response.reason}"
-    except urllib.error.HTTPError as exc:
-        return exc.code, False, f"{exc.code} {exc.reason}"
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
-        return None, False, f"error: {reason}"
+        connection.request("POST", path, body=delivery.body, headers={
+            "Content-Type": "application/json", "User-Agent": "PlanetScale-Webhook (emulator)",
+            SIGNATURE_HEADER: delivery.signature})
+        response = connection.getresponse()
+        response.read()
+        return response.status, 200 <= response.status < 300, f"{response.status} {response.reason}".strip()
+    except (OSError, http.client.HTTPException, ValueError) as exc:
+        return None, False, f"error: {exc or type(exc).__name__}"
+    finally:
+        connection.close()
 
 
 class Webhooks:
@@ -219,18 +218,33 @@ class Webhooks:
             delivery = Delivery(hook.model.id, db.model.name, event, hook.model.url, body,
                                 signature(hook.model.secret, body), self.now())
             state.deliveries.append(delivery)
+            with state.queue_lock:
+                queue = state.queues.get(hook.model.id)
+                if queue is not None:  # a worker is sending this webhook's earlier deliveries: it takes this one
+                    queue.append(delivery)
+                    continue
+                state.queues[hook.model.id] = deque([delivery])
             try:
-                state.pool.submit(self._deliver, hook, delivery)
+                state.pool.submit(self._drain, hook)
             except RuntimeError:  # the world was closed
                 return
 
-    def _deliver(self, hook: WebhookRecord, delivery: Delivery) -> None:
-        status, success, result = _post(delivery)
-        with self.lock:
-            delivery.status, delivery.success, delivery.result = status, success, result
-            hook.model.last_sent_at = stamp(delivery.at)
-            hook.model.last_sent_success = success
-            hook.model.last_sent_result = result
+    def _drain(self, hook: WebhookRecord) -> None:
+        """Send a webhook's deliveries one after the other, in the order of their events."""
+        state = self._hooks()
+        while not state.closed.is_set():
+            with state.queue_lock:
+                queue = state.queues[hook.model.id]
+                if not queue:
+                    del state.queues[hook.model.id]
+                    return
+                delivery = queue.popleft()
+            status, success, result = _post(delivery)
+            with self.lock:
+                delivery.status, delivery.success, delivery.result = status, success, result
+                hook.model.last_sent_at = stamp(delivery.at)
+                hook.model.last_sent_success = success
+                hook.model.last_sent_result = result
 
     def _org_of(self, db: DatabaseRecord) -> str:
         for org in self.orgs.values():
@@ -271,6 +285,13 @@ class Webhooks:
             self._emit(org, db, event, record.render(), at)
         if was_open and record.model.state == "closed":
             self._emit(org, db, "deploy_request.closed", record.render(), at)
+
+    def branch_deleted(self, db, branch_id, who, when):
+        was_open = [r for r in db.deploy_requests.values() if r.model.state == "open"]
+        super().branch_deleted(db, branch_id, who, when)
+        for record in was_open:
+            if record.model.state == "closed" and db.webhooks:
+                self._emit(self._org_of(db), db, "deploy_request.closed", record.render(), self.now())
 
     def create_deploy_request(self, org, database, body, who):
         with self.lock:

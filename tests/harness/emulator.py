@@ -205,7 +205,8 @@ class Emulator:
         return self.control("POST", "/clock", dict(advance_seconds=seconds))
 
     def seed(self, **fixtures):
-        """Fixtures: databases, teams, team members, passwords, query-pattern reports (tests/emulator/README.md)."""
+        """Fixtures: databases, teams, team members, passwords, query-pattern reports, service tokens, members,
+        webhooks (tests/emulator/README.md)."""
         return self.control("POST", "/seed", fixtures)
 
     def connect(self, username, password):
@@ -227,6 +228,10 @@ class Emulator:
         """Another administrator requests the deletion of a database with a pending deletion request: it goes."""
         organization = organization or self.world["organization"]
         return self.control("POST", "/databases/%s/%s/deletion-approval" % (organization, database))
+
+    def webhook_deliveries(self):
+        """Every webhook delivery since the last reset: webhook, database, event, url, at, status, success, result."""
+        return self.control("GET", "/webhook-deliveries")
 
     def requests(self):
         """The request log since the last reset or clear: method, path, status, fault, credential..."""

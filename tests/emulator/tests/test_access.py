@@ -73,6 +73,15 @@ def test_a_created_token_authenticates_until_it_is_deleted(api):
     error_of(api.delete(f"{TOKENS}/{token['id']}"), 404, "not_found")
 
 
+def test_bad_token_input_is_refused(api):
+    before = api.get(TOKENS).json()["total_count"]
+    for body in ({"ttl": -1}, {"ttl": "1h"}, {"name": 5}, {"name": "x" * 256}):
+        assert api.post(TOKENS, json=body).json()["code"] == "invalid_params", body
+    assert api.get(TOKENS).json()["total_count"] == before
+    assert create_token(api, ttl=0)["expires_at"] is None
+    assert create_token(api)["name"] is None  # the platform's name is optional (nullable)
+
+
 def test_the_seeded_token_is_listed_and_the_forbidden_one_is_not(api):
     ids = [t["id"] for t in api.get(TOKENS).json()["data"]]
     assert api.world["service_token"]["id"] in ids
@@ -254,3 +263,23 @@ def test_seeded_members_and_paging(api):
     found = {m["user"]["id"]: m for m in api.get(MEMBERS, params={"q": "person", "per_page": 100}).json()["data"]}
     assert [found[i]["role"] for i in ids[:3]] == ["admin", "admin", "member"]
     assert [found[i]["user"]["directory_managed"] for i in ids[-4:]] == [False, True, True, True]
+
+
+def test_removing_yourself_without_the_flags(api):
+    user = api.world["users"][4]
+    theirs = member_auth(api, user["id"])
+    flagged = api.client.delete(f"{MEMBERS}/{user['id']}", params={"delete_passwords": "true"}, headers=theirs)
+    assert "another member" in error_of(flagged, 422, "invalid_params")
+    assert api.client.delete(f"{MEMBERS}/{user['id']}", headers=theirs).status_code == 204
+    assert api.client.get(MEMBERS, headers=theirs).status_code == 403  # no longer a member
+
+
+def test_lean_shapes_of_tokens_and_members(api):
+    token = create_token(api, name="lean")
+    accesses(api, token["id"], access=["read_organization"])
+    api.control("POST", "/settings", json={"lean": True})
+    listed = api.get(TOKENS).json()
+    assert set(listed) == {"data"}
+    record = next(t for t in listed["data"] if t["id"] == token["id"])
+    assert record["type"] == "ServiceToken" and record["service_token_accesses"][0]["type"] == "ServiceTokenAccess"
+    assert api.get(f"{MEMBERS}/{api.world['user']['id']}").json()["type"] == "OrganizationMembership"
