@@ -104,6 +104,22 @@ def every_module(emulator, **connection):
         task("List the teams", "team_info"),
         task("Read team Reliability", "team_info", team=TEAM_SLUG),
         task("List the members of everyone", "team_member_info", team="{{ world.teams.large }}"),
+        task("Create service token rel-ci " + REVEALS, "service_token", name="rel-ci", ttl=86400, accesses=[
+            dict(database=database, access=["read_branch", "create_branch"]), dict(access=["read_organization"])]),
+        task("Add an access to service token rel-ci", "service_token", name="rel-ci",
+             accesses=[dict(database=database, access=["create_deploy_request"])]),
+        task("Purge the accesses of service token rel-ci", "service_token", name="rel-ci", purge_accesses=True,
+             accesses=[dict(database=database, access=["read_branch"])]),
+        task("Ensure service token rel-ci, a no-op", "service_token", name="rel-ci", purge_accesses=True,
+             accesses=[dict(database=database, access=["read_branch"])]),
+        task("Create service token rel-tmp", "service_token", no_log=True, name="rel-tmp"),
+        task("Delete service token rel-tmp", "service_token", name="rel-tmp", state="absent"),
+        task("List the service tokens", "service_token_info"),
+        task("Make a member an administrator", "organization_member", member=users[3]["email"], role="admin"),
+        task("Make them a member again", "organization_member", member=users[3]["id"], role="member"),
+        task("Ensure their role, a no-op", "organization_member", member=users[3]["email"], role="member"),
+        task("Remove a member", "organization_member", member=users[4]["email"], state="absent"),
+        task("List the members of the organization", "organization_member_info"),
         task("List the query-pattern reports", "query_pattern_info", database=database, branch="{{ world.branch }}"),
         task("Exchange code 1 " + REVEALS, "token", register="issued", grant_type="authorization_code",
              code="{{ code_1 }}", redirect_uri=app % "redirect_uri"),
@@ -128,7 +144,8 @@ def every_module(emulator, **connection):
 
 
 def end_state(emulator):
-    """The end state the suite compares: branches, passwords and teams, without ids, times or secrets."""
+    """The end state the suite compares: branches, passwords, teams, service tokens and members, without ids, times
+    or secrets."""
     org, database = emulator.world["organization"], emulator.world["database"]
     base = "/organizations/%s/databases/%s" % (org, database)
     branches = sorted(emulator.list(base + "/branches"), key=lambda b: b["name"])
@@ -146,6 +163,11 @@ def end_state(emulator):
     deploys = sorted((d["branch"], d["into_branch"], d["state"], d["deployment_state"], d.get("notes"))
                      for d in emulator.list(base + "/deploy-requests"))
     tables = sorted(table["name"] for table in emulator.api("GET", base + "/branches/main/schema")["data"])
+    tokens = sorted((t.get("name") or "", sorted((a["resource_name"], a["access"])
+                                                 for a in t.get("service_token_accesses") or []))
+                    for t in emulator.list("/organizations/%s/service-tokens" % org))
+    members = sorted((m["user"]["email"], m["role"]) for m in emulator.list("/organizations/%s/members" % org))
     return dict(branches=[(b["name"], b.get("parent_branch"), (b.get("region") or {}).get("slug"),
                            b.get("deletion_protected")) for b in branches],
-                passwords=passwords, teams=teams, deploys=deploys, production_tables=tables)
+                passwords=passwords, teams=teams, deploys=deploys, production_tables=tables, service_tokens=tokens,
+                members=members)

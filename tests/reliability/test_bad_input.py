@@ -54,11 +54,16 @@ VALID = {
     "user_info": dict(),
     "token": dict(grant_type="refresh_token", refresh_token="not-a-refresh-token-the-emulator-issued"),
     "token_info": dict(access_token="not-an-access-token-the-emulator-issued"),
+    "service_token": dict(name="bad-input", accesses=[dict(database="app", access=["read_branch"])]),
+    "service_token_info": dict(),
+    "organization_member": dict(member="member1@acme.test", role="member"),
+    "organization_member_info": dict(),
 }
 INTS = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), deploy_request=("number", "wait_timeout"),
             deploy_request_info=("number", "limit"), deploy_request_review=("number",),
             database=("wait_timeout", "replicas"), backup=("wait_timeout", "retention_value"),
-            backup_policy=("frequency_value", "retention_value", "schedule_day", "schedule_week"), **dict(
+            backup_policy=("frequency_value", "retention_value", "schedule_day", "schedule_week"), service_token=("ttl",),
+            **dict(
     (name, ("limit",)) for name in ("branch_info", "database_info", "password_info", "query_pattern_info", "region_info",
                                     "team_info", "team_member_info", "backup_info")))
 BOOLS = dict(branch=("wait", "production", "safe_migrations", "deletion_protected"),
@@ -67,12 +72,14 @@ BOOLS = dict(branch=("wait", "production", "safe_migrations", "deletion_protecte
              branch_info=("production",), token_info=("fail_if_inactive",),
              database=("wait", "deletion_protected", "require_approval_for_deploy", "allow_data_branching"),
              cluster_size_info=("rates", "enabled"), backup=("wait", "protected", "emergency"),
-             backup_info=("production", "deleted"))
+             backup_info=("production", "deleted"), service_token=("purge_accesses",),
+             organization_member=("delete_passwords", "delete_service_tokens"))
 CHOICES = dict(branch=("state", "seed_data"), password=("state", "role"), team=("state",), token=("grant_type",),
                deploy_request=("state", "revert_window"), deploy_request_info=("state",),
                deploy_request_review=("action",), database=("state", "kind"), cluster_size_info=("engine",),
                backup=("state", "retention_unit"), backup_info=("state",),
-               backup_policy=("state", "target", "frequency_unit", "retention_unit"))
+               backup_policy=("state", "target", "frequency_unit", "retention_unit"), service_token=("state",),
+               organization_member=("state", "role"))
 PATHS = dict(branch=("database", "name", "parent_branch"), branch_info=("database", "name"),
              branch_schema_info=("database", "branch"), deploy_request=("database", "branch", "into_branch"),
              deploy_request_info=("database", "branch", "into_branch"), deploy_request_review=("database",),
@@ -81,14 +88,17 @@ PATHS = dict(branch=("database", "name", "parent_branch"), branch_info=("databas
              team_info=("team",), team_member_info=("team",), token=("application_id",),
              database=("name", "new_name", "default_branch"), database_info=("name",),
              cluster_size_info=("region", "database"), backup=("database", "branch", "id"),
-             backup_info=("database", "branch", "id"), backup_policy=("database",))
+             backup_info=("database", "branch", "id"), backup_policy=("database",), service_token=("id",),
+             service_token_info=("id",))
 NAMES = dict(password=("name",), team=("name",), password_info=("name",),
-             database=("migration_framework", "migration_table_name"), backup=("name",), backup_policy=("name",))
+             database=("migration_framework", "migration_table_name"), backup=("name",), backup_policy=("name",),
+             service_token=("name",), organization_member=("member",))
 OWN_NEGATIVE = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",),
                     deploy_request=("number", "wait_timeout"), deploy_request_info=("number", "limit"),
                     deploy_request_review=("number",), database=("wait_timeout", "replicas"),
                     backup=("wait_timeout", "retention_value"),
-                    backup_policy=("frequency_value", "retention_value", "schedule_day", "schedule_week"))
+                    backup_policy=("frequency_value", "retention_value", "schedule_day", "schedule_week"),
+                    service_token=("ttl",))
 NEGATIVE = dict(OWN_NEGATIVE, **dict((name, ("limit",)) for name in INTS if name not in OWN_NEGATIVE))
 NULL = "<null>"  # an option given as null (None drops it)
 CONFLICTS = {
@@ -103,13 +113,15 @@ CONFLICTS = {
     "token": [dict(code="one-time-code"), dict(min_ttl=60),
               dict(grant_type="authorization_code", code="c", redirect_uri="https://app/cb", refresh_token="r")],
     "team": [dict(name=None), dict(name=NULL), dict(name=NULL, team=NULL)],
+    "service_token": [dict(name=None), dict(ttl=2 ** 31), dict(accesses=[dict(database="app", access=[])]),
+                      dict(accesses=[dict(access=["Read Branch"])]), dict(accesses=[dict(database="a/b", access=["x"])])],
 }
 MISSING = dict(branch=("database", "name"), database=("name",), backup=("database", "branch"),
                backup_info=("database", "branch"), backup_policy=("database", "name"), password=("branch", "name"),
                password_info=("database",),
                query_pattern_info=("branch",), region_info=("database",), team_member_info=("team",),
                branch_schema_info=("branch",), deploy_request=("database",), deploy_request_review=("number",),
-               token=("grant_type", "refresh_token"), token_info=("access_token",))
+               token=("grant_type", "refresh_token"), token_info=("access_token",), organization_member=("member",))
 PATH_CHARACTERS = ("/", "../", "?", "#", "%2F", "\\", "\x00", "\n", "\t", "%")
 LOCAL_EXAMPLES = 2  # cases per kind of bad input and module, each checkable without a request
 REMOTE_EXAMPLES = 6  # cases per module that only the API can judge
@@ -360,7 +372,9 @@ ENDPOINTS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]
     "/v1/organizations/{}/databases/{}/deploy-requests/{}/deployment",
     "/v1/organizations/{}/databases/{}/deploy-requests/{}/operations",
     "/v1/organizations/{}/databases/{}/deploy-requests/{}/reviews",
-    "/v1/organizations/{}/oauth-applications/{}/token", "/oauth/token", "/oauth/token/info")]
+    "/v1/organizations/{}/oauth-applications/{}/token", "/oauth/token", "/oauth/token/info",
+    "/v1/organizations/{}/service-tokens", "/v1/organizations/{}/service-tokens/{}",
+    "/v1/organizations/{}/service-tokens/{}/access", "/v1/organizations/{}/members/{}")]
 
 
 def test_names_only_the_api_can_judge_fail_with_a_message_and_reach_only_their_endpoint(emulator, ansible, figures):
@@ -382,7 +396,8 @@ def test_names_only_the_api_can_judge_fail_with_a_message_and_reach_only_their_e
                                                    "members", "passwords", "regions", "query-patterns", "user",
                                                    "oauth", "token", "info", "oauth-applications", "schema",
                                                    "lint", "deploy-requests", "deployment", "operations", "reviews",
-                                                   "cluster-size-skus", "backups", "backup-policies")
+                                                   "cluster-size-skus", "backups", "backup-policies",
+                                                   "service-tokens", "access")
                     and not segment.isdigit()]
         strays += [entry["path"] for segment in segments if segment not in values | known]
     assert strays == [], "requests outside the collection's endpoints: %s" % strays[:5]

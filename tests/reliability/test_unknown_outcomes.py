@@ -259,3 +259,74 @@ def test_a_grant_whose_answer_was_lost_is_retried_once_and_reports_the_truth(emu
             assert "answer" in result["msg"] and "lost" in result["msg"], result["msg"]
             assert "authoriz" in result["msg"], result["msg"]
             assert "Traceback" not in result["msg"]
+
+
+# Access: service tokens and organization members ------------------------------------------------
+
+
+def _access_setup(emulator):
+    """A token whose accesses the playbook changes, one it deletes; the members it changes and removes."""
+    tokens = "/organizations/acme/service-tokens"
+    updated = emulator.api("POST", tokens, dict(name="uo-update"))
+    emulator.api("POST", "%s/%s/access" % (tokens, updated["id"]), dict(database="app",
+                                                                        access=["read_branch", "delete_branch"]))
+    gone = emulator.api("POST", tokens, dict(name="uo-gone"))
+    users = emulator.world["users"]
+    return updated, gone, users[3], users[4]
+
+
+@pytest.mark.parametrize("mode,in_process", WRITE_CASES)
+def test_each_access_write_with_an_unknown_outcome_leaves_one_token_and_reports_the_truth(
+        emulator, ansible, watch, figures, mode, in_process):
+    updated, gone, promoted, removed = _access_setup(emulator)
+    watch.learn(updated["token"], gone["token"])
+    rules = [dict(MODES[mode], method=method, path=path, times=1) for method, path in (
+        ("POST", ORG_PATH + "/service-tokens$"),
+        ("POST", ORG_PATH + "/service-tokens/%s/access$" % updated["id"]),
+        ("DELETE", ORG_PATH + "/service-tokens/%s/access$" % updated["id"]),
+        ("DELETE", ORG_PATH + "/service-tokens/%s$" % gone["id"]),
+        ("PATCH", ORG_PATH + "/members/%s$" % promoted["id"]),
+        ("DELETE", ORG_PATH + "/members/%s$" % removed["id"]),
+    )]
+    emulator.clear_requests()
+    emulator.faults(*rules)
+    run = ansible.run([play([
+        task("Create service token uo-new " + REVEALS, "service_token", name="uo-new",
+             accesses=[dict(database="app", access=["read_branch"])]),
+        task("Change the accesses of uo-update", "service_token", name="uo-update", purge_accesses=True,
+             accesses=[dict(database="app", access=["read_branch", "create_branch"])]),
+        task("Delete service token uo-gone", "service_token", name="uo-gone", state="absent"),
+        task("Make a member an administrator", "organization_member", member=promoted["email"], role="admin"),
+        task("Remove a member", "organization_member", member=removed["email"], state="absent"),
+    ], defaults=module_defaults())], emulator=emulator, in_process=in_process,
+        label="access unknown outcomes %s in_process=%s" % (mode, in_process))
+    fired = [rule for rule in emulator.control("GET", "/faults")["rules"] if rule["remaining"] == 0]
+    log = emulator.requests()
+    emulator.control("DELETE", "/faults")
+    figures["faults_injected"] += len([entry for entry in log if entry["fault"]])
+    figures["writes_with_unknown_outcome"] += len(fired)
+
+    run.without_failures()
+    figures["faults_survived"] += len([entry for entry in log if entry["fault"]])
+    assert len(fired) == len(rules), "every write met its fault"
+    assert all(step.changed for step in run.tasks)
+
+    # Tokens: exactly one uo-new, the one whose secret the task returned; a create whose answer was lost made a
+    # token nobody holds the secret of, which was deleted before the create was sent again.
+    tokens = emulator.list("/organizations/acme/service-tokens")
+    named = dict((name, [t for t in tokens if t["name"] == name]) for name in ("uo-new", "uo-update", "uo-gone"))
+    figures["duplicates"] += sum(max(0, len(found) - 1) for found in named.values())
+    assert [len(named[name]) for name in ("uo-new", "uo-update", "uo-gone")] == [1, 1, 0]
+    new = run.result("Create service token uo-new " + REVEALS).result["service_token"]
+    assert new["id"] == named["uo-new"][0]["id"] and new["token"].startswith("pscale_tkn_")
+    assert new["accesses"] == [dict(database="app", access=["read_branch"])]
+    creates = [e for e in log if e["method"] == "POST" and e["path"].endswith("/service-tokens")]
+    orphans = [e for e in log if e["method"] == "DELETE" and re.search("/service-tokens/[^/]+$", e["path"])
+               and not e["path"].endswith(gone["id"])]
+    assert (len(creates), len(orphans)) == ((2, 1) if mode.startswith("committed") else (2, 0))
+    assert sorted(a["access"] for a in named["uo-update"][0]["service_token_accesses"]) == [
+        "create_branch", "read_branch"]
+
+    # Members: promoted once, removed once.
+    members = dict((m["user"]["id"], m["role"]) for m in emulator.list("/organizations/acme/members"))
+    assert members[promoted["id"]] == "admin" and removed["id"] not in members
