@@ -7,6 +7,7 @@ and webhooks: every record in the report and the JSON, compared with the emulato
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -61,7 +62,8 @@ def test_access_review_lists_everything_and_flags_the_tokens(ansible, emulator, 
     wide = emulator.api("POST", ORG + "/service-tokens", dict(name="ci-admin", ttl=86400))
     emulator.api("POST", "%s/service-tokens/%s/access" % (ORG, wide["id"]), dict(access=["create_databases"]))
     forever = emulator.api("POST", ORG + "/service-tokens", dict(name="ci-forever"))
-    emulator.api("POST", "%s/service-tokens/%s/access" % (ORG, forever["id"]), dict(database="app", access=["read_branch"]))
+    emulator.api("POST", "%s/service-tokens/%s/access" % (ORG, forever["id"]),
+                 dict(database="app", access=["read_branch"]))
     scoped = emulator.api("POST", ORG + "/service-tokens", dict(name="ci-preview", ttl=86400))
     emulator.api("POST", "%s/service-tokens/%s/access" % (ORG, scoped["id"]),
                  dict(database="app", access=["create_branch", "connect_branch"]))
@@ -210,10 +212,11 @@ def test_access_review_never_writes_a_secret_a_record_carries(ansible, emulator,
   tasks:
     - name: Write the records
       ansible.builtin.copy:
-        content: "{{{{ lookup('ansible.builtin.template', '{root}/roles/access_review/templates/access_review.json.j2') }}}}"
+        content: "{{{{ lookup('ansible.builtin.template', '{template}') }}}}"
         dest: "{out}"
         mode: "0600"
-""".format(root=ROOT, out=tmp_path / "records.json")
+""".format(root=ROOT, template=os.path.join(ROOT, "roles", "access_review", "templates", "access_review.json.j2"),
+           out=tmp_path / "records.json")
     ansible.run(play).succeeded(changed=1)
     text = (tmp_path / "records.json").read_text()
     assert "leak" not in text

@@ -161,7 +161,8 @@ def test_audit(ansible, emulator, tmp_path):
     assert "The audit of acme is in %s and %s" % (report_path, json_path) in done.output
     assert "The access review of acme is in %s and %s" % (access_path, access_json_path) in done.output
     access = access_path.read_text()
-    assert access.startswith("# PlanetScale access review: acme\n") and "## Members (%d)" % len(emulator.list("/organizations/acme/members")) in access
+    members = emulator.list("/organizations/acme/members")
+    assert access.startswith("# PlanetScale access review: acme\n") and "## Members (%d)" % len(members) in access
     assert "| emulator-admin | `%s` | never |" % emulator.world["service_token"]["id"] in access
     assert len(json.loads(access_json_path.read_text())["teams"]) == 3
     report = report_path.read_text()

@@ -413,7 +413,8 @@ def readme_example(role):
         return re.search(r"```yaml\n(.*?)```", handle.read(), re.S).group(1)
 
 
-@pytest.mark.parametrize("role", ["branch_environment", "team_access", "oauth_session", "restore_drill", "access_review"])
+@pytest.mark.parametrize("role", ["branch_environment", "team_access", "oauth_session", "restore_drill",
+                                  "access_review"])
 def test_readme_examples_run(ansible, emulator, tmp_path, role):
     play = tmp_path / "example.yml"
     play.write_text(readme_example(role))
