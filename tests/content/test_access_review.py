@@ -128,7 +128,7 @@ def test_access_review_lists_everything_and_flags_the_tokens(ansible, emulator, 
         assert listed["review_flags"] == flags, listed
         expected += [(token["id"], flag) for flag in flags]
     assert sorted((f["service_token"], f["finding"]) for f in records["findings"]) == sorted(expected)
-    assert {"organization_wide_access", "no_expiry"} == set(flag for _, flag in expected)
+    assert {"organization_wide_access", "no_expiry"} == set(flag for token_id, flag in expected)
     token_rows = dict((row[1].strip("`"), row) for row in section(report, "Service tokens ("))
     assert sorted(token_rows) == sorted(t["id"] for t in world["tokens"])
     assert token_rows[wide["id"]][4:] == ["the organization: `create_databases`", "**organization-wide access**"]
