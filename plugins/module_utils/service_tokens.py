@@ -75,7 +75,7 @@ def read_accesses(client, url):
     grouped = {}
     for access in data:
         resource = access.get("resource") or {}
-        kind = (resource.get("type") or access.get("type") or access.get("resource_type") or "").lower()
+        kind = (resource.get("type") or access.get("resource_type") or "").lower()
         database = (resource.get("name") or access.get("resource_name")) if kind == "database" else ORGANIZATION
         grouped.setdefault(database, set()).add(access.get("access"))
     return as_entries(grouped)

@@ -20,7 +20,7 @@ import os
 import pytest
 
 from conftest import started
-from harness import FQCN, NO_LOG_MASK, ROOT, integration_vars, module_defaults, play, task
+from harness import FQCN, NO_LOG_MASK, REVEALS, ROOT, integration_vars, module_defaults, play, task
 from harness.output import printed, task_names
 
 TARGETS = os.path.join(ROOT, "tests", "integration", "targets")
@@ -207,3 +207,33 @@ def test_the_results_are_masked_not_missing(both_paths):
             exchange = tasks["Exchange the used code again, which the OAuth server refuses"]
             assert exchange["invocation"]["module_args"]["client_secret"] == NO_LOG_MASK
             assert tasks["Check the access token"]["invocation"]["module_args"]["access_token"] == NO_LOG_MASK
+
+
+# A service token's secret ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in_process", "module"])
+def test_a_service_tokens_secret_shows_only_in_the_result_of_the_task_that_created_it(emulator, ansible, in_process):
+    creating = "Create service token shown %s" % REVEALS
+    tasks = [
+        task(creating, "service_token", register="shown", name="shown",
+             accesses=[dict(database="app", access=["read_branch"])]),
+        task("Ensure service token shown, with an access more", "service_token", name="shown",
+             accesses=[dict(database="app", access=["create_branch"])]),
+        task("Create service token hidden", "service_token", no_log=True, register="hidden", name="hidden"),
+        task("List the service tokens", "service_token_info"),
+    ]
+    run = ansible.run([play(tasks, defaults=module_defaults())], emulator=emulator, in_process=in_process,
+                      label="service token secrets, in_process=%s" % in_process)
+    secret = run.result(creating).result["service_token"]["token"]
+    assert secret.startswith("pscale_tkn_")
+    places = []
+    start = run.output.find(secret)
+    while start >= 0:
+        places.append(next((shown.name for shown in run.printed() if shown.span[0] <= start < shown.span[1]), None))
+        start = run.output.find(secret, start + 1)
+    assert places and set(places) == {creating}, places
+    for name in ("Ensure service token shown, with an access more", "List the service tokens"):
+        assert "pscale_tkn_" not in str(run.result(name).result), name
+    assert run.result("Create service token hidden").result.get("censored") == CENSORED
+    # The watch has searched the whole output: any other token secret (by its prefix) anywhere else fails the test.

@@ -230,3 +230,20 @@ def test_a_name_that_differs_from_the_token_of_the_id_is_refused(server):
         run(server, id="tk1", name="deploy")
     assert failure.value.msg.startswith("Service token 'tk1' has name 'ci', not 'deploy': name can only be set")
     assert writes(server) == []
+
+
+def test_several_tokens_made_while_the_create_answer_was_lost_are_left_and_none_created(server, sleeps):
+    server.script = [page(), LOST, page(token(7), token(8))]
+    with pytest.raises(ModuleFailure) as failure:
+        run(server)
+    assert failure.value.msg.startswith("Service token 'ci': 2 service tokens (ids tk7, tk8) were made while the "
+                                        "answer to this task's create was lost")
+    assert writes(server) == [("POST", URL, dict(name="ci"))]
+
+
+def test_a_new_token_that_cannot_be_deleted_again_is_named_in_the_failure(server):
+    server.script = [page(), (200, issued()), NOT_FOUND, (500, dict(code="internal_server_error"))]
+    with pytest.raises(ModuleFailure) as failure:
+        run(server, accesses=[dict(database="nope", access=["read_branch"])])
+    assert "Deleting the service token this task created (id tk1)" in failure.value.msg
+    assert "delete it (state=absent with its id)" in failure.value.msg and SECRET not in failure.value.msg

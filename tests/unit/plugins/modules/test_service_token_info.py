@@ -52,3 +52,11 @@ def test_one_by_name_or_by_id(server):
     assert [t["id"] for t in run(server, name="deploy")["service_tokens"]] == ["tk2"]
     server.script = [(404, dict(code="not_found")), (200, dict(data=[]))]
     assert run(server, id="tk9") == dict(changed=False, service_tokens=[])
+
+
+def test_accesses_in_the_flat_shape_of_the_token_record_are_read_too(server):
+    flat = dict(id="a", access="read_branch", resource_type="Database", resource_name="logs")
+    org_wide = dict(id="b", access="read_organization", resource_type="Organization", resource_name="acme")
+    server.script = [(200, dict(data=[token(1)])), (200, dict(data=[flat, org_wide]))]
+    assert run(server)["service_tokens"][0]["accesses"] == [dict(access=["read_organization"]),
+                                                            dict(database="logs", access=["read_branch"])]
