@@ -21,8 +21,8 @@ def test_demo(ansible, emulator, tmp_path):
     extra_vars = demo_vars(emulator, output)
 
     # the output directory, the team, the branch, its password and connection file, the tokens and their file, the
-    # report and its JSON
-    first = ansible.run("planetscale.cloud.demo", extra_vars=extra_vars).succeeded(changed=9)
+    # report and its JSON, the access review and its JSON
+    first = ansible.run("planetscale.cloud.demo", extra_vars=extra_vars).succeeded(changed=11)
     for said in ("Acting as admin@acme.test in organization acme.",
                  "app can use us-east, us-west, eu-west, ap-northeast; its default region is us-east.",
                  "Engineering has 4 members:",
@@ -36,6 +36,8 @@ def test_demo(ansible, emulator, tmp_path):
     report = (output / "audit.md").read_text()
     assert "## Teams (3)" in report and "## Query-pattern reports of branch main (3)" in report
     assert len(json.loads((output / "audit.json").read_text())["query_pattern_reports"]) == 3
+    assert "## Service tokens (1)" in (output / "audit-access.md").read_text()
+    assert mode(output / "audit-access.md") == "0o600" and mode(output / "audit-access.json") == "0o600"
 
     emulator.clear_requests()
     ansible.run("planetscale.cloud.demo", extra_vars=extra_vars).succeeded(changed=0)
@@ -148,12 +150,21 @@ def test_audit(ansible, emulator, tmp_path):
     report_path, json_path = tmp_path / "audit.md", tmp_path / "audit.json"
     audit = dict(audit_database="app", audit_report_path="audit.md")  # relative to where it runs
 
-    emulator.clear_requests()
-    ansible.run("planetscale.cloud.audit", extra_vars=audit, check=True).succeeded(changed=2)
-    assert emulator.writes() == [] and not report_path.exists() and not json_path.exists()
+    access_path, access_json_path = tmp_path / "audit-access.md", tmp_path / "audit-access.json"
 
-    done = ansible.run("planetscale.cloud.audit", extra_vars=audit).succeeded(changed=2)
+    emulator.clear_requests()
+    ansible.run("planetscale.cloud.audit", extra_vars=audit, check=True).succeeded(changed=4)
+    assert emulator.writes() == [] and not report_path.exists() and not json_path.exists()
+    assert not access_path.exists() and not access_json_path.exists()
+
+    done = ansible.run("planetscale.cloud.audit", extra_vars=audit).succeeded(changed=4)
     assert "The audit of acme is in %s and %s" % (report_path, json_path) in done.output
+    assert "The access review of acme is in %s and %s" % (access_path, access_json_path) in done.output
+    access = access_path.read_text()
+    members = emulator.list("/organizations/acme/members")
+    assert access.startswith("# PlanetScale access review: acme\n") and "## Members (%d)" % len(members) in access
+    assert "| emulator-admin | `%s` | never |" % emulator.world["service_token"]["id"] in access
+    assert len(json.loads(access_json_path.read_text())["teams"]) == 3
     report = report_path.read_text()
     for line in ("# PlanetScale audit: acme",
                  "The audit ran as **admin@acme.test**",
@@ -184,8 +195,9 @@ FORGED = "x\n# Forged\n| a |"
 def test_audit_writes_api_text_into_markdown_as_text_and_verbatim_into_json(ansible, emulator, tmp_path):
     emulator.api("POST", "/organizations/acme/teams", dict(name="Forgers *bold* [link](http://x) <b>", description=(
         FORGED + "\n\n## Forged section\n- forged item\n<script>alert(1)</script>\n```\nfenced")))
-    audit = dict(audit_database="app", audit_report_path="audit.md")
+    audit = dict(audit_database="app", audit_report_path="audit.md", audit_access_review=False)
     ansible.run("planetscale.cloud.audit", extra_vars=audit).succeeded(changed=2)
+    assert not (tmp_path / "audit-access.md").exists()
     report = (tmp_path / "audit.md").read_text()
     lines = report.splitlines()
     assert not [line for line in lines if "Forged" in line and line.lstrip().startswith(("#", "|", "-"))]

@@ -399,6 +399,8 @@ def test_oauth_session_never_writes_an_incomplete_token_whatever_the_module_says
      "value of restore_drill_state must be one of: present, absent, got: gone"),
     ("oauth_session", dict(oauth_session_token=dict(access_token="x")),
      "missing required arguments: refresh_token found in oauth_session_token"),
+    ("access_review", dict(access_review_databases=dict(app=True)),
+     "access_review_databases' is of type dict and we were unable to convert to list"),
 ])
 def test_argument_specs_reject_bad_input(ansible, emulator, tmp_path, role, role_vars, message):
     ansible.run(role_play(tmp_path, role, role_vars)).failed(
@@ -411,7 +413,8 @@ def readme_example(role):
         return re.search(r"```yaml\n(.*?)```", handle.read(), re.S).group(1)
 
 
-@pytest.mark.parametrize("role", ["branch_environment", "team_access", "oauth_session", "restore_drill"])
+@pytest.mark.parametrize("role", ["branch_environment", "team_access", "oauth_session", "restore_drill",
+                                  "access_review"])
 def test_readme_examples_run(ansible, emulator, tmp_path, role):
     play = tmp_path / "example.yml"
     play.write_text(readme_example(role))

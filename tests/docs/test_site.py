@@ -14,7 +14,7 @@ import sitecheck
 DOCS = sitecheck.plugin_docs()
 ROLES = sitecheck.role_specs()
 COLLECTION_INDEX = sitecheck.COLLECTION_PAGES + "index.html"
-GUIDES = ("authentication", "idempotency", "secrets", "roles_playbooks")
+GUIDES = ("authentication", "idempotency", "secrets", "roles_playbooks", "service_tokens")
 
 
 def page_path(name, plugin_type):
