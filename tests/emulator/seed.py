@@ -153,6 +153,13 @@ class PasswordsFixture(Fixture):
     role: Literal["reader", "writer", "admin", "readwriter"] = "reader"
 
 
+class RolesFixture(Fixture):
+    database: str = PG_DATABASE
+    branch: str = BRANCH
+    count: int = Count
+    prefix: str = "role"
+
+
 class MembersFixture(Fixture):
     team: str
     count: int = Count
@@ -187,6 +194,7 @@ class SeedRequest(Fixture):
     team_members: MembersFixture | None = None
     reports: ReportsFixture | None = None
     branches: BranchesFixture | None = None
+    roles: RolesFixture | None = None
 
 
 def _free_names(prefix: str, count: int, taken) -> list[str]:
@@ -226,6 +234,13 @@ def seed_fixtures(world: World, request: SeedRequest) -> dict:
                 world.add_password(branch, actor, PasswordCreate(name=f"{spec.prefix}-{n}", role=spec.role)).id
                 for n in range(1, spec.count + 1)
             ]
+        if request.roles:
+            spec = request.roles
+            branch = world.find_branch(org, spec.database, spec.branch)
+            if branch.model.kind != "postgresql":
+                raise unprocessable(f"Branch {spec.branch!r} of database {spec.database!r} is not a PostgreSQL branch")
+            created["roles"] = [world.add_role(branch, actor, RoleCreate(name=f"{spec.prefix}-{n}")).id
+                                for n in range(1, spec.count + 1)]
         if request.team_members:
             team = world.find_team(org, request.team_members.team)
             if team.model.managed:

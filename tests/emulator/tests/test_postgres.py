@@ -213,3 +213,11 @@ def test_a_new_postgres_branch_has_its_own_default_role_and_roles(api):
     role = ok(api.post(dev, json={"name": "app"}))
     assert role["ready"] is False  # the branch is not ready yet
     assert error_of(connect(api, role)) and ok(api.get(ROLES))["total_count"] == 1
+
+
+def test_the_roles_fixture_fills_pages_on_a_postgres_branch_only(api):
+    created = ok(api.control("POST", "/seed", json={"roles": {"count": 120}}))["roles"]
+    assert len(created) == 120
+    listed = ok(api.get(ROLES, params={"per_page": 100}))
+    assert listed["total_count"] == 121 and listed["data"][1]["name"] == "role-1"
+    assert api.control("POST", "/seed", json={"roles": {"database": "app", "count": 1}}).status_code == 422
