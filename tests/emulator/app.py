@@ -5,7 +5,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from . import api, api_databases, control, oauth
+from . import api, api_databases, api_postgres, control, oauth
 from .records import ApiError, OAuthError, Settings
 from .traffic import TrafficMiddleware
 
@@ -58,6 +58,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     control.reset(app)
     app.include_router(api.router)
     app.include_router(api_databases.router)
+    app.include_router(api_postgres.router)
     app.include_router(oauth.router)
     app.include_router(control.router)
     app.add_exception_handler(ApiError, on_api_error)

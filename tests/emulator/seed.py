@@ -6,12 +6,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .models import PasswordCreate, Region
+from .postgres import DEFAULT_MAJOR_VERSION, RoleCreate
 from .records import Settings, unprocessable
 from .schema import apply_ddl
 from .state import World
 
 ORGANIZATION = "acme"
 DATABASE = "app"
+PG_DATABASE = "pgapp"
 BRANCH = "main"
 LARGE_TEAM_SIZE = 260
 # the production branch's schema at start: one table, with a primary and a unique key (no lint error)
@@ -89,6 +91,7 @@ def _seed(world: World) -> None:
     policy = world.add_required_policies(db)
     backups = [world.add_backup(main, None, f"main-{hours}h-ago", now - timedelta(hours=hours), policy=policy,
                                 retention_hours=48).model.id for hours in (36, 24, 12)]
+    postgres = _seed_postgres(world, org, admin, now)
     world.description = {
         "organization": ORGANIZATION,
         "database": DATABASE,
@@ -110,7 +113,22 @@ def _seed(world: World) -> None:
         "user": {"id": admin.id, "email": admin.email},
         "users": [{"id": u.id, "email": u.email} for u in spare],
         "backups": {"policy": policy.id, "main": backups},
+        "postgres": postgres,
     }
+
+
+def _seed_postgres(world: World, org, admin, now) -> dict:
+    """The PostgreSQL database pgapp: a ready production branch main and its default role (after everything
+    else, so that the ids drawn before stay what they were)."""
+    db = world.add_database(org, PG_DATABASE, org.regions["us-east"], created=now - timedelta(days=200))
+    db.model.kind = "postgresql"
+    main = world.add_branch(org, db, BRANCH, db.model.region, admin, production=True, cluster="PS_20",
+                            created=now - timedelta(days=200), ready=True)
+    main.model.major_version = DEFAULT_MAJOR_VERSION
+    role = world.add_role(main, admin, RoleCreate(inherited_roles=["postgres"]), default=True)
+    return {"database": PG_DATABASE, "branch": BRANCH, "major_version": DEFAULT_MAJOR_VERSION,
+            "default_role": {"id": role.id, "username": role.username, "password": role.password,
+                             "access_host_url": role.access_host_url, "database_name": role.database_name}}
 
 
 # ---------------------------------------------------------------- bulk fixtures
@@ -133,6 +151,13 @@ class PasswordsFixture(Fixture):
     count: int = Count
     prefix: str = "password"
     role: Literal["reader", "writer", "admin", "readwriter"] = "reader"
+
+
+class RolesFixture(Fixture):
+    database: str = PG_DATABASE
+    branch: str = BRANCH
+    count: int = Count
+    prefix: str = "role"
 
 
 class MembersFixture(Fixture):
@@ -169,6 +194,7 @@ class SeedRequest(Fixture):
     team_members: MembersFixture | None = None
     reports: ReportsFixture | None = None
     branches: BranchesFixture | None = None
+    roles: RolesFixture | None = None
 
 
 def _free_names(prefix: str, count: int, taken) -> list[str]:
@@ -208,6 +234,13 @@ def seed_fixtures(world: World, request: SeedRequest) -> dict:
                 world.add_password(branch, actor, PasswordCreate(name=f"{spec.prefix}-{n}", role=spec.role)).id
                 for n in range(1, spec.count + 1)
             ]
+        if request.roles:
+            spec = request.roles
+            branch = world.find_branch(org, spec.database, spec.branch)
+            if branch.model.kind != "postgresql":
+                raise unprocessable(f"Branch {spec.branch!r} of database {spec.database!r} is not a PostgreSQL branch")
+            created["roles"] = [world.add_role(branch, actor, RoleCreate(name=f"{spec.prefix}-{n}")).id
+                                for n in range(1, spec.count + 1)]
         if request.team_members:
             team = world.find_team(org, request.team_members.team)
             if team.model.managed:

@@ -46,6 +46,8 @@ VALID = {
                           retention_unit="day"),
     "password": dict(database="app", branch="main", name="bad-input"),
     "password_info": dict(database="app", branch="main"),
+    "postgres_role": dict(database="pgapp", branch="main", name="bad-input"),
+    "postgres_role_info": dict(database="pgapp", branch="main"),
     "query_pattern_info": dict(database="app", branch="main"),
     "region_info": dict(database="app"),
     "team": dict(name="Bad Input"),
@@ -58,21 +60,22 @@ VALID = {
 INTS = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), deploy_request=("number", "wait_timeout"),
             deploy_request_info=("number", "limit"), deploy_request_review=("number",),
             database=("wait_timeout", "replicas"), backup=("wait_timeout", "retention_value"),
-            backup_policy=("frequency_value", "retention_value", "schedule_day", "schedule_week"), **dict(
+            backup_policy=("frequency_value", "retention_value", "schedule_day", "schedule_week"),
+            postgres_role=("ttl",), **dict(
     (name, ("limit",)) for name in ("branch_info", "database_info", "password_info", "query_pattern_info", "region_info",
-                                    "team_info", "team_member_info", "backup_info")))
+                                    "team_info", "team_member_info", "backup_info", "postgres_role_info")))
 BOOLS = dict(branch=("wait", "production", "safe_migrations", "deletion_protected"),
              deploy_request=("auto_cutover", "auto_delete_branch", "instant_ddl", "cutover", "wait"),
              password=("replica", "replace", "renew"), team=("purge_members",),
              branch_info=("production",), token_info=("fail_if_inactive",),
              database=("wait", "deletion_protected", "require_approval_for_deploy", "allow_data_branching"),
              cluster_size_info=("rates", "enabled"), backup=("wait", "protected", "emergency"),
-             backup_info=("production", "deleted"))
+             backup_info=("production", "deleted"), postgres_role=("renew", "reset"))
 CHOICES = dict(branch=("state", "seed_data"), password=("state", "role"), team=("state",), token=("grant_type",),
                deploy_request=("state", "revert_window"), deploy_request_info=("state",),
                deploy_request_review=("action",), database=("state", "kind"), cluster_size_info=("engine",),
                backup=("state", "retention_unit"), backup_info=("state",),
-               backup_policy=("state", "target", "frequency_unit", "retention_unit"))
+               backup_policy=("state", "target", "frequency_unit", "retention_unit"), postgres_role=("state",))
 PATHS = dict(branch=("database", "name", "parent_branch"), branch_info=("database", "name"),
              branch_schema_info=("database", "branch"), deploy_request=("database", "branch", "into_branch"),
              deploy_request_info=("database", "branch", "into_branch"), deploy_request_review=("database",),
@@ -81,14 +84,17 @@ PATHS = dict(branch=("database", "name", "parent_branch"), branch_info=("databas
              team_info=("team",), team_member_info=("team",), token=("application_id",),
              database=("name", "new_name", "default_branch"), database_info=("name",),
              cluster_size_info=("region", "database"), backup=("database", "branch", "id"),
-             backup_info=("database", "branch", "id"), backup_policy=("database",))
+             backup_info=("database", "branch", "id"), backup_policy=("database",),
+             postgres_role=("database", "branch", "id"), postgres_role_info=("database", "branch"))
 NAMES = dict(password=("name",), team=("name",), password_info=("name",),
-             database=("migration_framework", "migration_table_name"), backup=("name",), backup_policy=("name",))
+             database=("migration_framework", "migration_table_name"), backup=("name",), backup_policy=("name",),
+             postgres_role=("name", "successor"), postgres_role_info=("name",))
 OWN_NEGATIVE = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",),
                     deploy_request=("number", "wait_timeout"), deploy_request_info=("number", "limit"),
                     deploy_request_review=("number",), database=("wait_timeout", "replicas"),
                     backup=("wait_timeout", "retention_value"),
-                    backup_policy=("frequency_value", "retention_value", "schedule_day", "schedule_week"))
+                    backup_policy=("frequency_value", "retention_value", "schedule_day", "schedule_week"),
+                    postgres_role=("ttl",))
 NEGATIVE = dict(OWN_NEGATIVE, **dict((name, ("limit",)) for name in INTS if name not in OWN_NEGATIVE))
 NULL = "<null>"  # an option given as null (None drops it)
 CONFLICTS = {
@@ -103,13 +109,16 @@ CONFLICTS = {
     "token": [dict(code="one-time-code"), dict(min_ttl=60),
               dict(grant_type="authorization_code", code="c", redirect_uri="https://app/cb", refresh_token="r")],
     "team": [dict(name=None), dict(name=NULL), dict(name=NULL, team=NULL)],
+    "postgres_role": [dict(renew=True, reset=True), dict(successor="heir"),
+                      dict(inherited_roles=["pg_read_all_data", "superuser"])],
 }
 MISSING = dict(branch=("database", "name"), database=("name",), backup=("database", "branch"),
                backup_info=("database", "branch"), backup_policy=("database", "name"), password=("branch", "name"),
                password_info=("database",),
                query_pattern_info=("branch",), region_info=("database",), team_member_info=("team",),
                branch_schema_info=("branch",), deploy_request=("database",), deploy_request_review=("number",),
-               token=("grant_type", "refresh_token"), token_info=("access_token",))
+               token=("grant_type", "refresh_token"), token_info=("access_token",),
+               postgres_role=("branch", "name"), postgres_role_info=("database",))
 PATH_CHARACTERS = ("/", "../", "?", "#", "%2F", "\\", "\x00", "\n", "\t", "%")
 LOCAL_EXAMPLES = 2  # cases per kind of bad input and module, each checkable without a request
 REMOTE_EXAMPLES = 6  # cases per module that only the API can judge
@@ -182,7 +191,7 @@ def _local_changes(module):
         {"api_timeout": st.one_of(st.integers(max_value=0), st.integers(min_value=86401))})))
     options.append(st.tuples(st.just("api_retries, negative"), st.fixed_dictionaries(
         {"api_retries": st.integers(max_value=-1)})))
-    if module == "password":
+    if module in ("password", "postgres_role"):
         options.append(st.tuples(st.just("ttl, huge"), st.fixed_dictionaries({"ttl": st.integers(min_value=2 ** 31)})))
         options.append(st.tuples(st.just("cidrs, one not a CIDR"), st.fixed_dictionaries(
             {"cidrs": st.lists(NOT_A_CIDR, min_size=1, max_size=3).map(lambda bad: ["10.0.0.0/8"] + bad)})))

@@ -1,0 +1,80 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The roles of PostgreSQL branches (the credentials of a Postgres database).
+
+A role's secret (``password``) is in the answers of its create, renew and reset only; every read
+carries an empty string or nothing there. Role names are not unique on a branch, so a role is
+found as a password is (passwords.OwnPasswords): by id, or by the one role of a name.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
+
+INHERITABLE = ["pg_checkpoint", "pg_create_subscription", "pg_maintain", "pg_monitor", "pg_read_all_data",
+               "pg_read_all_settings", "pg_read_all_stats", "pg_signal_backend", "pg_stat_scan_tables",
+               "pg_use_reserved_connections", "pg_write_all_data", "postgres"]
+PORT = 5432
+SECRET = "password"
+
+
+def without_secret(role):
+    """A role record without its secret (a read carries an empty one); None stays None."""
+    if role is None:
+        return None
+    return dict((key, value) for key, value in role.items() if key != SECRET)
+
+
+def connection(role):
+    """The connection details of a role that carries its secret (what the connection_url filter takes)."""
+    return dict(kind="postgresql", host=role.get("access_host_url"), port=PORT, username=role.get("username"),
+                password=role[SECRET], database=role.get("database_name") or "postgres")
+
+
+def roles_path(module):
+    return module.org_path("databases", module.params["database"], "branches", module.params["branch"], "roles")
+
+
+def not_postgres(module, error):
+    """After a 404 or 422 of a roles endpoint: a sentence when the branch exists and is not a PostgreSQL branch
+    (a MySQL branch has passwords, not roles); otherwise nothing, and the API's answer stands."""
+    if not isinstance(error, ApiError) or error.status not in (404, 422):
+        return
+    try:
+        branch = module.client.get(module.org_path("databases", module.params["database"], "branches",
+                                                   module.params["branch"]), missing_ok=True)
+    except ApiError:
+        return
+    kind = branch.get("kind") if isinstance(branch, dict) else None
+    if kind and kind != "postgresql":
+        raise ModuleFailure("Branch %r of database %r is a %s branch: roles are for PostgreSQL branches; manage its "
+                            "credentials with planetscale.cloud.password." % (
+                                module.params["branch"], module.params["database"],
+                                "MySQL" if kind == "mysql" else kind), status=error.status, error=error.as_dict())
+
+
+class Reissue:
+    """The resets of a role resource (with passwords.OwnPasswords): a new secret, sent again when its answer, the only
+    copy of the new secret, was lost."""
+
+    def reissued(self, resource):
+        default = bool(resource.get("default"))
+        path = self.url("reset-default") if default else self.url(resource["id"], "reset")
+        try:
+            answer = self.client.post(path)
+        except ApiError as error:
+            if not error.outcome_unknown:
+                raise
+            self.secret_lost = True
+            answer = self.client.post(path)
+            self.secret_lost = False
+        return dict(resource, **answer) if default else answer
+
+    def explain(self, error):
+        if not self.secret_lost:
+            return super().explain(error)
+        return ("%s The API may have issued a secret whose answer was lost, and running the task again would find the "
+                "role without it: delete the role (state=absent) or reset it (reset=true) to get a secret you hold."
+                % error)
