@@ -172,7 +172,9 @@ def _details(value, kind, database, port):
         raise AnsibleFilterError("connection_url: the host of the %s is not a host name; give the registered result "
                                  "of the task that created the credential." % what)
     host, _sep, in_host = host.rpartition(":") if host.rpartition(":")[2].isdigit() else (host, "", None)
-    port = port if port is not None else (int(in_host) if in_host else (5432 if shaped == "postgresql" else None))
+    port = next((found for found in (port, conn.get("port"), int(in_host) if in_host else None) if found is not None),
+                5432 if shaped == "postgresql" else None)
+    port = int(port) if isinstance(port, str) and port.isdigit() else port  # a templated fact may be text
     if port is not None and (isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536):
         raise AnsibleFilterError("connection_url: port must be a number from 1 to 65535.")
     return shaped, host, port, username, secret, database

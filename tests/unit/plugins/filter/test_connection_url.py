@@ -91,6 +91,12 @@ def test_the_database_override_and_the_port():
     role = role_result()
     role["role"]["access_host_url"] = "pg.example:6543"
     assert "@pg.example:6543/postgres?" in connection_url(role)
+    assert connection_url(dict(kind="postgresql", host="h", port="6432", username="u", password=SECRET, database="d")
+                          ).startswith("postgresql://u:%s@h:6432/" % SECRET)  # a port a template made text
+    details = dict(kind="postgresql", host="pg.example", port=6432, username="u", password=SECRET, database="d")
+    assert connection_url(details) == "postgresql://u:%s@pg.example:6432/d?sslmode=verify-full" % SECRET
+    assert connection_url(dict(role_result(), connection=details), port=7000).startswith("postgresql://u:")
+    assert "@pg.example:7000/d?" in connection_url(dict(role_result(), connection=details), port=7000)
 
 
 @pytest.mark.parametrize("result", [password_result(ODD_SECRET, "u@1:x"), role_result(ODD_SECRET, "u@1:x")])
