@@ -369,7 +369,9 @@ ENDPOINTS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]
     "/v1/organizations/{}/databases/{}/deploy-requests/{}/deployment",
     "/v1/organizations/{}/databases/{}/deploy-requests/{}/operations",
     "/v1/organizations/{}/databases/{}/deploy-requests/{}/reviews",
-    "/v1/organizations/{}/oauth-applications/{}/token", "/oauth/token", "/oauth/token/info")]
+    "/v1/organizations/{}/oauth-applications/{}/token", "/oauth/token", "/oauth/token/info",
+    "/v1/organizations/{}/databases/{}/branches/{}/roles", "/v1/organizations/{}/databases/{}/branches/{}/roles/{}",
+    "/v1/organizations/{}/databases/{}/branches/{}/roles/default")]
 
 
 def test_names_only_the_api_can_judge_fail_with_a_message_and_reach_only_their_endpoint(emulator, ansible, figures):
@@ -379,7 +381,7 @@ def test_names_only_the_api_can_judge_fail_with_a_message_and_reach_only_their_e
     log = emulator.requests()
     _check_failures(run, cases, figures, must_fail=False)
     values = set(str(value) for _module, _label, args in cases for value in args.values())
-    known = set(["acme", "app", "main", "engineering"])
+    known = set(["acme", "app", "main", "engineering", "pgapp"])
     strays = []
     for entry in log:
         match = next((m for m in (endpoint.match(entry["path"]) for endpoint in ENDPOINTS) if m), None)
@@ -391,7 +393,8 @@ def test_names_only_the_api_can_judge_fail_with_a_message_and_reach_only_their_e
                                                    "members", "passwords", "regions", "query-patterns", "user",
                                                    "oauth", "token", "info", "oauth-applications", "schema",
                                                    "lint", "deploy-requests", "deployment", "operations", "reviews",
-                                                   "cluster-size-skus", "backups", "backup-policies")
+                                                   "cluster-size-skus", "backups", "backup-policies", "roles",
+                                                   "default")
                     and not segment.isdigit()]
         strays += [entry["path"] for segment in segments if segment not in values | known]
     assert strays == [], "requests outside the collection's endpoints: %s" % strays[:5]
