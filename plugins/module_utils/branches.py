@@ -68,7 +68,7 @@ LIFECYCLE = ("production", "safe_migrations", "deletion_protected")
 CREATE_OPTIONS = ("backup_id", "restore_point", "seed_data", "cluster_size", "major_version")
 # What only a PostgreSQL database takes; the platform refuses it on a MySQL one.
 POSTGRES_ONLY = ("restore_point", "major_version")
-NOT_POSTGRES = ("%s is only for PostgreSQL databases, and database %r is a %s database; leave %s out.")
+NOT_POSTGRES = "%s only for PostgreSQL databases, and database %r is a %s database; leave %s out."
 # Refusals of a write (not a missing resource, a credential or the rate limit) that a lint error can explain.
 REFUSALS = (400, 409, 422)
 
@@ -169,8 +169,8 @@ class BranchResource(Resource):
         """Fail, before any write, when an option only a PostgreSQL database takes is given for another kind."""
         given = [name for name in POSTGRES_ONLY if self.params[name] is not None]
         if given and kind not in (None, "postgresql"):
-            raise ModuleFailure(NOT_POSTGRES % (" and ".join(given), self.params["database"], kind,
-                                                "it" if len(given) == 1 else "them"))
+            raise ModuleFailure(NOT_POSTGRES % (" and ".join(given) + (" is" if len(given) == 1 else " are"),
+                                                self.params["database"], kind, "it" if len(given) == 1 else "them"))
 
     def refuse_lint_errors(self, branch, error=None, changed=False):
         """Fail, naming every lint error, when the schema of branch (this one, or the parent a new one copies) has

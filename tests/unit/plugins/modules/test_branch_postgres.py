@@ -68,7 +68,7 @@ def test_on_a_mysql_database_they_fail_before_any_write(server, args, named):
     server.script = [NOT_FOUND, (200, dict(name="ledger", kind="mysql"))]
     with pytest.raises(ModuleFailure) as caught:
         run(server, **args)
-    assert caught.value.msg.startswith(named.replace(" is", "").replace(" are", "") + " is only for PostgreSQL")
+    assert caught.value.msg.startswith(named + " only for PostgreSQL databases, ")
     assert "database 'ledger' is a mysql database; leave" in caught.value.msg
     assert [method for method, _path in calls(server)] == ["GET", "GET"]
 
