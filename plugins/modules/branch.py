@@ -15,7 +15,7 @@ description:
   - O(parent_branch) and O(region) can only be chosen when the branch is created; a difference on an existing
     branch fails and names the field.
   - It serves MySQL and PostgreSQL databases alike. O(backup_id), O(restore_point), O(seed_data), O(major_version) and
-    O(cluster_size) only shape a new branch: the first four are never compared with an existing branch (the API does
+    O(cluster_size) only shape a new branch. The first four are never compared with an existing branch (the API does
     not return them); an existing branch of another cluster size is left as it is, with a warning.
 author:
   - planetscale.cloud contributors (@planetscale-ansible)
