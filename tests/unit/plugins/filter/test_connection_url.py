@@ -85,7 +85,7 @@ def test_the_records_alone_and_plain_connection_details_with_their_kind():
 def test_the_database_override_and_the_port():
     assert connection_url(role_result(), database="ledger").endswith(":5432/ledger?sslmode=verify-full")
     assert connection_url(password_result(), database="other") == MYSQL["url"].replace("/shop?", "/other?")
-    assert connection_url(role_result(), port=6432).startswith(PG_URL.split(":5432")[0] + ":6432/")
+    assert connection_url(role_result(), port=6432).startswith(PG_URL.split(":5432", maxsplit=1)[0] + ":6432/")
     assert "@aws.connect.psdb.cloud:3307/shop?" in connection_url(password_result(), port=3307)
     assert "tcp(aws.connect.psdb.cloud:3307)" in connection_url(password_result(), format="go", port=3307)
     role = role_result()
