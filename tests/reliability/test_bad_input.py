@@ -99,7 +99,7 @@ NEGATIVE = dict(OWN_NEGATIVE, **dict((name, ("limit",)) for name in INTS if name
 NULL = "<null>"  # an option given as null (None drops it)
 CONFLICTS = {
     "query_pattern_info": [dict(starting_after="a1", ending_before="b2")],
-    "branch": [dict(backup_id="k2l3m4")],
+    "branch": [dict(backup_id="k2l3m4"), dict(major_version="seventeen")],
     "database": [dict(replicas=1), dict(major_version="17"), dict(kind="postgresql", allow_data_branching=True),
                  dict(state="absent", new_name="other")],
     "database_info": [dict(name="app", q="app")],
