@@ -15,7 +15,7 @@ description:
     fails with a sentence that says so.
   - The secret is shown once, by the task that creates, renews or resets the role, in RV(role.password) and
     RV(connection). Set C(no_log) on that task and store the secret at once; the
-    P(planetscale.cloud.connection_url#filter) filter turns the result into a C(postgresql://) URL.
+    C(planetscale.cloud.connection_url) filter turns the result into a C(postgresql://) URL.
   - O(inherited_roles) and O(ttl) can only be set when the role is created; a difference fails and names the field.
     Only the name can be changed in place (with O(id)).
   - Several roles on a branch may share a name; then the module fails and names their IDs, also in a warning that
