@@ -15,7 +15,7 @@ description:
     fails with a sentence that says so.
   - The secret is shown once, by the task that creates, renews or resets the role, in RV(role.password) and
     RV(connection). Set C(no_log) on that task and store the secret at once; the
-    P(planetscale.cloud.connection_url#filter) filter turns the result into a C(postgresql://) URL.
+    C(planetscale.cloud.connection_url) filter turns the result into a C(postgresql://) URL.
   - O(inherited_roles) and O(ttl) can only be set when the role is created; a difference fails and names the field.
     Only the name can be changed in place (with O(id)).
   - Several roles on a branch may share a name; then the module fails and names their IDs, also in a warning that
@@ -194,16 +194,15 @@ connection:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, ModuleFailure)
-from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
-from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import OwnPasswords, check_ttl
-from ansible_collections.planetscale.cloud.plugins.module_utils.postgres_roles import (
-    INHERITABLE, Reissue, connection, not_postgres, without_secret)
-from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import CONNECTION, CREDENTIALS, ORGANIZATION
+from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import OwnPasswords
+from ansible_collections.planetscale.cloud.plugins.module_utils.postgres_roles import INHERITABLE, RoleRules
+from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource
 
 
-class PostgresRole(Reissue, OwnPasswords, Resource):
+class PostgresRole(RoleRules, OwnPasswords, Resource):
+    """The rules of a role (renew, reset, the default role, successors, the secret) are RoleRules'."""
+
     option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION)
     argument_spec = dict(
         database=dict(type="str", required=True),
@@ -225,74 +224,9 @@ class PostgresRole(Reissue, OwnPasswords, Resource):
     create_only = ("inherited_roles", "ttl")
     create_defaults = dict(ttl=0, inherited_roles=[])
 
-    def validate(self):
-        super().validate()
-        check_ttl(self.params["ttl"])
-        if self.params["renew"] and self.params["reset"]:
-            raise ModuleFailure("renew and reset cannot both be true: reset gives a new secret, renew a new expiry.")
-        if self.params["successor"] is not None and self.params["state"] != "absent":
-            raise ModuleFailure("successor is for state=absent only: it names the role that receives the objects of "
-                                "the role deleted.")
-
     def label(self):
         return "role %r on branch %r of database %r" % (
             self.params["name"], self.params["branch"], self.params["database"])
-
-    def read(self):
-        try:
-            if self.params["id"]:
-                return without_secret(self.client.get(self.url(self.params["id"]), missing_ok=True))
-            return self.only_named()
-        except ApiError as error:
-            not_postgres(self, error)
-            raise
-
-    def named(self):
-        return [without_secret(role) for role in super().named()]
-
-    def managed(self, resource):
-        return dict(name=resource.get("name"), inherited_roles=resource.get("inherited_roles") or [],
-                    ttl=resource.get("ttl") or 0)
-
-    def update(self, resource, changes):
-        return without_secret(super().update(resource, changes))  # a rename issues no secret
-
-    def delete(self, resource):
-        successor = self.params["successor"]
-        self.client.request("DELETE", self.url(resource["id"]), missing_ok=True,
-                            params=dict(successor=successor) if successor else None)
-
-    def guard(self, resource):
-        if not resource.get("default"):
-            successor = self.params["successor"]
-            if successor and successor in (resource.get("id"), resource.get("username"), resource.get("base_username")):
-                raise ModuleFailure("%s cannot be its own successor: name another role of the branch, or leave "
-                                    "successor out." % capital(self.label()))
-            return
-        if self.params["state"] == "absent":
-            raise ModuleFailure("%s is the branch's default role, which cannot be deleted; reset=true gives it a new "
-                                "secret." % capital(self.label()))
-        raise ModuleFailure("%s is the branch's default role, which cannot be renamed." % capital(self.label()))
-
-    def after_present(self, resource, changed):
-        if self.superseded:  # as if this task had found the role another run made (after any delete of its own)
-            self.created, changed = False, False
-        if resource.get("expired") and not self.params["renew"] and not self.created:
-            self.ctx.warn("%s expired at %s: its secret no longer connects. Set renew: true to give it a new "
-                          "expiry." % (capital(self.label()), resource.get("expires_at") or "an unknown time"))
-        if self.created or not (self.params["renew"] or self.params["reset"]):
-            return resource, changed
-        if self.params["renew"] and not resource.get("ttl"):
-            raise ModuleFailure("%s cannot be renewed: it never expires (only a role with a ttl can be renewed); "
-                                "reset=true gives it a new secret." % capital(self.label()))
-        if self.ctx.check_mode:
-            return resource, True
-        return (self.renewed(resource) if self.params["renew"] else self.reissued(resource)), True
-
-    def result_keys(self, resource):
-        if not resource.get("password"):
-            return dict(role=without_secret(resource))
-        return dict(role=resource, connection=connection(resource))
 
 
 def main():

@@ -305,3 +305,12 @@ def test_bad_input_fails_before_any_request(server, args, message):
 def test_an_inherited_role_the_platform_does_not_have_is_refused_by_the_argument_spec():
     validation = validated(inherited_roles=["superuser"])
     assert "inherited_roles" in " ".join(validation.error_messages)
+
+
+def test_check_mode_on_a_branch_an_earlier_task_would_create_predicts_the_create(server):
+    server.script = [NOT_FOUND, NOT_FOUND]  # the roles list, then the branch itself
+    ctx = TaskContext(check_mode=True)
+    result = run(server, ctx=ctx)
+    assert result["changed"] is True and result["role"] == dict(name="app")
+    assert ctx.warnings[0].startswith("Branch 'main' was not found")
+    assert writes(server) == []
