@@ -17,6 +17,7 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.settle import (
 # The platform's rule for the name of a new branch; it refuses any other name with 422.
 NEW_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")
 CLUSTER_SIZE = re.compile(r"(SIZE|PS)_[1-9][0-9]*")
+MAJOR_VERSION = re.compile(r"[1-9][0-9]{0,2}")
 ISO_8601 = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?")
 
 
@@ -27,12 +28,14 @@ def check_new_name(option, value):
                             "digits, '-' and '_', starting with a letter or digit; not %r." % (option, value))
 
 
-def check_create_options(size, point):
-    """Refuse a malformed cluster_size or restore_point before any request."""
+def check_create_options(size, point, major=None):
+    """Refuse a malformed cluster_size, restore_point or major_version before any request."""
     if size is not None and not CLUSTER_SIZE.fullmatch(size):
         raise ModuleFailure("cluster_size must be of the form SIZE_10 (or PS_10), not %r." % size)
     if point is not None and not ISO_8601.fullmatch(point):
         raise ModuleFailure("restore_point must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z, not %r." % point)
+    if major is not None and not MAJOR_VERSION.fullmatch(major):
+        raise ModuleFailure("major_version must be a PostgreSQL major version such as 17, not %r." % major)
 
 
 def cluster_size(branch):
@@ -62,7 +65,10 @@ UNSAFE_SCHEMA = ("%s has %d schema lint error%s, and safe migrations cannot be e
                  "%s: %s.")
 # The settings that promote, demote, safe-migrations and PATCH change on an existing branch; never sent to create one.
 LIFECYCLE = ("production", "safe_migrations", "deletion_protected")
-CREATE_OPTIONS = ("backup_id", "restore_point", "seed_data", "cluster_size")
+CREATE_OPTIONS = ("backup_id", "restore_point", "seed_data", "cluster_size", "major_version")
+# What only a PostgreSQL database takes; the platform refuses it on a MySQL one.
+POSTGRES_ONLY = ("restore_point", "major_version")
+NOT_POSTGRES = "%s only for PostgreSQL databases, and database %r is a %s database; leave %s out."
 # Refusals of a write (not a missing resource, a credential or the rate limit) that a lint error can explain.
 REFUSALS = (400, 409, 422)
 
@@ -109,7 +115,7 @@ class BranchResource(Resource):
             if contrary:
                 raise ModuleFailure("state absent deletes the branch, so %s: true cannot hold; leave %s out." % (
                     contrary[0], "it" if len(contrary) == 1 else "them"))
-        check_create_options(self.params["cluster_size"], self.params["restore_point"])
+        check_create_options(self.params["cluster_size"], self.params["restore_point"], self.params["major_version"])
         check_wait_timeout(self.params)
 
     def label(self):
@@ -127,16 +133,23 @@ class BranchResource(Resource):
     def predict(self, resource, changes):
         if resource is not None:
             return dict(resource, **changes)
-        self.client.get(self.url(changes["parent_branch"]))  # an unknown database or parent fails as creating would
+        # an unknown database or parent fails as creating would; the parent's kind is the new branch's
+        parent = self.client.get(self.url(changes["parent_branch"])) or {}
+        self.refuse_postgres_only(parent.get("kind"))
         if changes.get("safe_migrations"):
             self.refuse_lint_errors(changes["parent_branch"])
         branch = dict(name=self.params["name"], parent_branch=changes["parent_branch"], state="pending", ready=False)
         if changes.get("region"):
             branch["region"] = dict(slug=changes["region"])
+        if parent.get("kind"):
+            branch["kind"] = parent["kind"]
         branch.update((name, changes[name]) for name in LIFECYCLE if name in changes)
         return branch
 
     def create(self, values):
+        if any(self.params[name] is not None for name in POSTGRES_ONLY):  # the database's kind, before the write
+            self.refuse_postgres_only((self.client.get(self.org_path("databases", self.params["database"])) or
+                                       {}).get("kind"))
         if values.get("safe_migrations"):  # the new branch starts with its parent's schema
             self.refuse_lint_errors(values["parent_branch"])
         body = dict((name, value) for name, value in values.items() if name not in LIFECYCLE)
@@ -151,6 +164,13 @@ class BranchResource(Resource):
                 raise ModuleFailure(PROTECTED_DELETE % capital(self.label()))
         elif self.params["safe_migrations"] and not resource.get("safe_migrations"):
             self.refuse_lint_errors(resource["name"])
+
+    def refuse_postgres_only(self, kind):
+        """Fail, before any write, when an option only a PostgreSQL database takes is given for another kind."""
+        given = [name for name in POSTGRES_ONLY if self.params[name] is not None]
+        if given and kind not in (None, "postgresql"):
+            raise ModuleFailure(NOT_POSTGRES % (" and ".join(given) + (" is" if len(given) == 1 else " are"),
+                                                self.params["database"], kind, "it" if len(given) == 1 else "them"))
 
     def refuse_lint_errors(self, branch, error=None, changed=False):
         """Fail, naming every lint error, when the schema of branch (this one, or the parent a new one copies) has

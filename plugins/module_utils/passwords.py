@@ -89,33 +89,33 @@ def ids(passwords):
     return ", ".join(sorted(str(p["id"]) for p in passwords))
 
 
-def several_named(name, branch, found):
+def several_named(name, branch, found, noun="password"):
     """The failure (and warning) when a name is not enough to choose a password."""
-    return ("%d passwords are named %r on branch %r (ids %s): set id to the one to manage, or delete the others "
-            "(state=absent with their id)." % (len(found), name, branch, ids(found)))
+    return ("%d %ss are named %r on branch %r (ids %s): set id to the one to manage, or delete the others "
+            "(state=absent with their id)." % (len(found), noun, name, branch, ids(found)))
 
 
-def ambiguous(what, mine):
-    return ("%s: %d passwords (ids %s) were made while the answer to this task's create was lost, and each has every "
+def ambiguous(what, mine, noun="password"):
+    return ("%s: %d %ss (ids %s) were made while the answer to this task's create was lost, and each has every "
             "field the task sent: one may be this task's, whose secret nobody holds, and the others another run's. "
             "None was deleted and no other created. Delete the ones whose secret you do not hold (state=absent with "
-            "their id), then run the task again." % (what, len(mine), ids(mine)))
+            "their id), then run the task again." % (what, len(mine), noun, ids(mine)))
 
 
-def left_alone(what, others):
+def left_alone(what, others, noun="password"):
     if len(others) == 1:
-        return ("%s: the password with id %s appeared while the answer to this task's create was lost, but it lacks a "
+        return ("%s: the %s with id %s appeared while the answer to this task's create was lost, but it lacks a "
                 "field the task sent or was made outside the time of that request, so it is left as it is. If it is "
-                "this task's, nobody holds its secret: delete it (state=absent with its id)." % (what, ids(others)))
-    return ("%s: the passwords with ids %s appeared while the answer to this task's create was lost, but each lacks a "
+                "this task's, nobody holds its secret: delete it (state=absent with its id)." % (what, noun, ids(others)))
+    return ("%s: the %ss with ids %s appeared while the answer to this task's create was lost, but each lacks a "
             "field the task sent or was made outside the time of that request, so they are left as they are. If one "
-            "is this task's, nobody holds its secret: delete it (state=absent with its id)." % (what, ids(others)))
+            "is this task's, nobody holds its secret: delete it (state=absent with its id)." % (what, noun, ids(others)))
 
 
-def duplicate_kept(what, older, created, error):
-    return ("%s: another run made the same password first (id %s), and deleting the one this task made (id %s) "
+def duplicate_kept(what, older, created, error, noun="password"):
+    return ("%s: another run made the same %s first (id %s), and deleting the one this task made (id %s) "
             "failed (%s). Both exist and this task returns the secret of its own; delete one of them (state=absent "
-            "with its id)." % (what, older["id"], created["id"], str(error).rstrip(".")))
+            "with its id)." % (what, noun, older["id"], created["id"], str(error).rstrip(".")))
 
 
 class OwnPasswords:
@@ -126,6 +126,7 @@ class OwnPasswords:
     """
 
     create_defaults = {}
+    noun = "password"  # the word for the resource in messages
 
     def __init__(self, params, ctx=None):
         super().__init__(params, ctx)
@@ -145,7 +146,7 @@ class OwnPasswords:
                      first=0.5, factor=2, longest=2)[0]
         self.known = set(p["id"] for p in found)
         if len(found) > 1:
-            message = several_named(self.params["name"], self.params.get("branch"), found)
+            message = several_named(self.params["name"], self.params.get("branch"), found, self.noun)
             self.ctx.warn(message)
             raise ModuleFailure(message)
         return found[0] if found else None
@@ -188,7 +189,7 @@ class OwnPasswords:
         try:
             self.client.delete(self.url(created["id"]), missing_ok=True)
         except ApiError as error:  # keep the password whose secret this task holds, and say that both exist
-            self.ctx.warn(duplicate_kept(capital(self.label()), oldest, created, error))
+            self.ctx.warn(duplicate_kept(capital(self.label()), oldest, created, error, self.noun))
             return created
         self.superseded = True
         return oldest
@@ -203,12 +204,12 @@ class OwnPasswords:
         mine = [p for p in unseen if self.alike(p, sent) and self.window.holds(p)]
         others = [p for p in unseen if p not in mine]
         if len(mine) > 1:  # which one is this task's cannot be told, and deleting another run's loses its secret
-            message = ambiguous(capital(self.label()), mine)
+            message = ambiguous(capital(self.label()), mine, self.noun)
             self.ctx.warn(message)  # a warning is shown where no_log hides the failure's message
             raise ModuleFailure(message)
         if others:
             self.known.update(p["id"] for p in others)
-            self.ctx.warn(left_alone(capital(self.label()), others))
+            self.ctx.warn(left_alone(capital(self.label()), others, self.noun))
         for password in mine:
             self.client.delete(self.url(password["id"]), missing_ok=True)
             self.known.add(password["id"])  # gone: never the older password another run made

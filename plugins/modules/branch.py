@@ -14,9 +14,9 @@ description:
   - Ensures that a branch does not exist.
   - O(parent_branch) and O(region) can only be chosen when the branch is created; a difference on an existing
     branch fails and names the field.
-  - O(backup_id), O(restore_point), O(seed_data) and O(cluster_size) only shape a new branch. The API does not
-    return the first three, so they are never compared with an existing branch; an existing branch of another
-    cluster size is left as it is, with a warning.
+  - It serves MySQL and PostgreSQL databases alike. O(backup_id), O(restore_point), O(seed_data), O(major_version) and
+    O(cluster_size) only shape a new branch. The first four are never compared with an existing branch (the API does
+    not return them); an existing branch of another cluster size is left as it is, with a warning.
 author:
   - planetscale.cloud contributors (@planetscale-ansible)
 options:
@@ -57,9 +57,14 @@ options:
     description: Restore the schema and data of this backup into the new branch. Requires O(cluster_size).
     type: str
   restore_point:
-    description:
-      - A point in time (ISO 8601) to restore into the new branch. PostgreSQL databases only.
+    description: A point in time (ISO 8601) to restore into the new branch. PostgreSQL only; on MySQL the task fails.
     type: str
+  major_version:
+    description:
+      - The PostgreSQL major version of the new branch, for example V(17); by default its parent's. PostgreSQL
+        databases only, like O(restore_point). The platform ignores it for a branch restored from a backup.
+    type: str
+    version_added: 0.2.0
   seed_data:
     description: Restore the schema and data of the last successful backup into the new branch.
     type: str
@@ -117,9 +122,13 @@ EXAMPLES = r"""
     parent_branch: main
   register: preview
 
-- name: Show where to connect
-  ansible.builtin.debug:
-    msg: "{{ preview.branch.mysql_edge_address }}"
+- name: A branch of a PostgreSQL database as it was at a point in time
+  planetscale.cloud.branch:
+    organization: acme
+    database: ledger
+    name: before-migration
+    parent_branch: main
+    restore_point: "2026-01-31T12:00:00Z"
 
 - name: Restore a backup into a new branch
   planetscale.cloud.branch:
@@ -161,18 +170,19 @@ branch:
     name:
       description: The name of the branch.
       type: str
-      sample: preview-42
     parent_branch:
       description: The branch it was created from.
       type: str
-      sample: main
     state:
       description: V(pending), V(sleep_in_progress), V(sleeping), V(awakening) or V(ready).
       type: str
-      sample: ready
     ready:
       description: Whether the branch is ready to serve queries.
       type: bool
+    kind:
+      description: V(mysql) or V(postgresql), the kind of its database.
+      type: str
+      version_added: 0.2.0
     region:
       description: The region of the branch (slug, display_name, and so on).
       type: dict
@@ -212,6 +222,7 @@ class Branch(BranchResource):
         region=dict(type="str"),
         backup_id=dict(type="str"),
         restore_point=dict(type="str"),
+        major_version=dict(type="str"),
         seed_data=dict(type="str", choices=["last_successful_backup"]),
         cluster_size=dict(type="str"),
         production=dict(type="bool"),

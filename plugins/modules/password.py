@@ -85,6 +85,7 @@ extends_documentation_fragment:
   - planetscale.cloud.attributes.resource
 seealso:
   - module: planetscale.cloud.password_info
+  - module: planetscale.cloud.postgres_role
 """
 
 EXAMPLES = r"""

@@ -45,6 +45,7 @@ extends_documentation_fragment:
   - planetscale.cloud.attributes.info
 seealso:
   - module: planetscale.cloud.password
+  - module: planetscale.cloud.postgres_role_info
 """
 
 EXAMPLES = r"""

@@ -38,6 +38,7 @@ RUNNER = os.path.join(os.path.dirname(sys.executable), "ansible-runner")
 
 BRANCH_TASKS = os.path.join("ansible_collections", "planetscale", "cloud", "roles", "branch_environment", "tasks",
                             "password.yml")
+ROLE_TASKS = os.path.join(os.path.dirname(BRANCH_TASKS), "role.yml")  # the PostgreSQL path
 BRANCH_PLAYBOOK = """\
 - name: A preview database branch with its own password (as an AWX job template would run it)
   hosts: localhost
@@ -226,32 +227,40 @@ def test_the_demo_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path,
     assert job.other_files_with(secrets) == ["artifacts/job/command", "env/envvars", "env/extravars"]
 
 
-def branch_job(tmp_path, emulator, collections):
+def branch_job(tmp_path, emulator, collections, database="app"):
     emulator.reset()
     output = tmp_path / "out"
     output.mkdir()
     job = run_job(tmp_path, emulator, collections, ("branch.yml", BRANCH_PLAYBOOK),
-                  dict(database="app", output_dir=str(output)))
+                  dict(database=database, output_dir=str(output)))
     assert (job.status, job.rc) == ("successful", 0), job
     return job, handled_secrets(emulator, output / "pr-7.json")
 
 
-def test_a_role_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path, installed):
-    job, secrets = branch_job(tmp_path, emulator, installed)
+@pytest.mark.parametrize("database, tasks", [
+    ("app", ("Ensure the password", "Hand back the connection details")),
+    ("pgapp", ("Ensure the role", "Hand back the connection details (PostgreSQL)")),
+])
+def test_a_role_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path, installed, database, tasks):
+    job, secrets = branch_job(tmp_path, emulator, installed, database)
     assert any(value.startswith("pscale_pw_") for value in secrets)
-    assert job.task_events("Ensure the password") and job.task_events("Hand back the connection details")
+    assert all(job.task_events(task) for task in tasks)
     assert job.ran_from(installed)
     assert secret_leaks(job, secrets) == []
     assert job.other_files_with(secrets) == ["artifacts/job/command", "env/envvars"]
 
 
-@pytest.mark.parametrize("task", ["Ensure the password", "Hand back the connection details"])
-def test_the_check_finds_the_secret_of_a_role_task_without_no_log(emulator, tmp_path, installed, task):
+@pytest.mark.parametrize("tasks_file, task, database", [
+    (BRANCH_TASKS, "Ensure the password", "app"), (BRANCH_TASKS, "Hand back the connection details", "app"),
+    (ROLE_TASKS, "Ensure the role", "pgapp"), (ROLE_TASKS, "Hand back the connection details (PostgreSQL)", "pgapp"),
+])
+def test_the_check_finds_the_secret_of_a_role_task_without_no_log(emulator, tmp_path, installed, tasks_file, task,
+                                                                  database):
     """A copy of the installed collection whose branch_environment role lost the no_log of one task that
     handles the password's secret: the job's events show it, and the check says where."""
     copy = str(tmp_path / "collections")
     shutil.copytree(installed, copy)
-    path = os.path.join(copy, BRANCH_TASKS)
+    path = os.path.join(copy, tasks_file)
     with open(path, encoding="utf-8") as handle:
         tasks = handle.read()
     # the task's block: from its "- name:" line to the next task at the same indentation
@@ -261,7 +270,7 @@ def test_the_check_finds_the_secret_of_a_role_task_without_no_log(emulator, tmp_
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(tasks[:match.start()] + stripped + tasks[match.end():])
 
-    job, secrets = branch_job(tmp_path, emulator, copy)
+    job, secrets = branch_job(tmp_path, emulator, copy, database)
     assert job.ran_from(copy)
     leaks = secret_leaks(job, secrets)
     print("\n".join(leaks))

@@ -16,6 +16,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, Field, RootModel, StrictBool, StrictInt, StrictStr, model_validator
 
+from .postgres import DEFAULT_MAJOR_VERSION, MAJOR_VERSIONS
 from .models import Actor, Body, BranchName, Database, Record, ResourceRef
 from .records import DatabaseRecord, OrgRecord, Paging, Principal, Window, invalid_params, locked, not_found, stamp
 from .records import unprocessable, window
@@ -169,6 +170,9 @@ class Databases:
         if body.cluster_size not in sizes:
             raise unprocessable(f"Cluster size {body.cluster_size!r} is not available for {body.kind} databases in "
                                 f"this organization: choose one of {', '.join(sizes)}")
+        if body.major_version is not None and body.major_version not in MAJOR_VERSIONS:
+            raise unprocessable(f"major_version {body.major_version!r} is not supported: choose one of "
+                                f"{', '.join(MAJOR_VERSIONS)}")
         now = self.now()
         db = self.add_database(org, body.name, region, now)
         db.model.kind = body.kind
@@ -176,6 +180,8 @@ class Databases:
         db.ready_at = now + timedelta(seconds=self.settings.ready_delay)
         main = self.add_branch(org, db, "main", region, who.user, production=True, cluster=body.cluster_size)
         main.model.has_replicas = body.replicas != 0
+        if body.kind == "postgresql":
+            main.model.major_version = body.major_version or DEFAULT_MAJOR_VERSION
         self.add_required_policies(db)
         return self.render_database(db)
 

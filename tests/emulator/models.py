@@ -242,6 +242,8 @@ class Branch(Record):
     region: Region
     parent_branch: str | None = None
     vtgate_options: dict[str, Any] = {}
+    # PostgreSQL branches only (not in the published OpenAPI's branch record): the PostgreSQL major version
+    major_version: str | None = Field(default=None, exclude_if=_unset)
 
     def _lean(self, data: dict[str, Any], context: dict) -> dict[str, Any]:
         if context.get("cluster_rate_name") and "cluster_name" in data:
@@ -680,6 +682,7 @@ class BranchCreate(Body):
     restore_point: Iso8601 | None = None
     seed_data: Literal["last_successful_backup"] | None = None
     cluster_size: Annotated[StrictStr, Field(min_length=1)] | None = None
+    major_version: Annotated[StrictStr, Field(min_length=1)] | None = None
 
     @model_validator(mode="after")
     def _cluster_size_with_backup(self) -> "BranchCreate":

@@ -206,6 +206,7 @@ class BranchRecord:
     reports: dict[str, ReportRecord] = field(default_factory=dict)
     schema: Schema = field(default_factory=dict)  # table name -> Table (schema.py)
     backups: dict[str, Any] = field(default_factory=dict)  # id -> backups.BackupRecord
+    roles: dict[str, Any] = field(default_factory=dict)  # id -> postgres.RoleRecord (PostgreSQL branches)
 
     def settle(self, now: datetime) -> Branch:
         ready = now >= self.ready_at

@@ -6,6 +6,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .models import PasswordCreate, Region
+from .postgres import DEFAULT_MAJOR_VERSION, RoleCreate
 from .records import Settings, unprocessable
 from .schema import apply_ddl
 from .seed_access import OrgMembersFixture, ServiceTokensFixture, WebhooksFixture, seed_members, seed_service_tokens, \
@@ -14,6 +15,7 @@ from .state import World
 
 ORGANIZATION = "acme"
 DATABASE = "app"
+PG_DATABASE = "pgapp"
 BRANCH = "main"
 LARGE_TEAM_SIZE = 260
 # the production branch's schema at start: one table, with a primary and a unique key (no lint error)
@@ -96,6 +98,7 @@ def _seed(world: World) -> None:
     for user in (m.user for m in sso.members.values()):
         user.directory_managed = user.managed = user.sso = True
     idp = next(iter(sso.members.values())).user
+    postgres = _seed_postgres(world, org, admin, now)
     world.description = {
         "organization": ORGANIZATION,
         "database": DATABASE,
@@ -118,7 +121,22 @@ def _seed(world: World) -> None:
         "users": [{"id": u.id, "email": u.email} for u in spare],
         "backups": {"policy": policy.id, "main": backups},
         "idp_managed_member": {"id": idp.id, "email": idp.email},
+        "postgres": postgres,
     }
+
+
+def _seed_postgres(world: World, org, admin, now) -> dict:
+    """The PostgreSQL database pgapp: a ready production branch main and its default role (after everything
+    else, so that the ids drawn before stay what they were)."""
+    db = world.add_database(org, PG_DATABASE, org.regions["us-east"], created=now - timedelta(days=200))
+    db.model.kind = "postgresql"
+    main = world.add_branch(org, db, BRANCH, db.model.region, admin, production=True, cluster="PS_20",
+                            created=now - timedelta(days=200), ready=True)
+    main.model.major_version = DEFAULT_MAJOR_VERSION
+    role = world.add_role(main, admin, RoleCreate(inherited_roles=["postgres"]), default=True)
+    return {"database": PG_DATABASE, "branch": BRANCH, "major_version": DEFAULT_MAJOR_VERSION,
+            "default_role": {"id": role.id, "username": role.username, "password": role.password,
+                             "access_host_url": role.access_host_url, "database_name": role.database_name}}
 
 
 # ---------------------------------------------------------------- bulk fixtures
@@ -141,6 +159,13 @@ class PasswordsFixture(Fixture):
     count: int = Count
     prefix: str = "password"
     role: Literal["reader", "writer", "admin", "readwriter"] = "reader"
+
+
+class RolesFixture(Fixture):
+    database: str = PG_DATABASE
+    branch: str = BRANCH
+    count: int = Count
+    prefix: str = "role"
 
 
 class MembersFixture(Fixture):
@@ -180,6 +205,7 @@ class SeedRequest(Fixture):
     service_tokens: ServiceTokensFixture | None = None
     members: OrgMembersFixture | None = None
     webhooks: WebhooksFixture | None = None  # after databases, over every database of the organization
+    roles: RolesFixture | None = None
 
 
 def _free_names(prefix: str, count: int, taken) -> list[str]:
@@ -219,6 +245,13 @@ def seed_fixtures(world: World, request: SeedRequest) -> dict:
                 world.add_password(branch, actor, PasswordCreate(name=f"{spec.prefix}-{n}", role=spec.role)).id
                 for n in range(1, spec.count + 1)
             ]
+        if request.roles:
+            spec = request.roles
+            branch = world.find_branch(org, spec.database, spec.branch)
+            if branch.model.kind != "postgresql":
+                raise unprocessable(f"Branch {spec.branch!r} of database {spec.database!r} is not a PostgreSQL branch")
+            created["roles"] = [world.add_role(branch, actor, RoleCreate(name=f"{spec.prefix}-{n}")).id
+                                for n in range(1, spec.count + 1)]
         if request.team_members:
             team = world.find_team(org, request.team_members.team)
             if team.model.managed:

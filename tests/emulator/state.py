@@ -46,6 +46,7 @@ from .deploys import DeployRequests
 from .lifecycle import BranchLifecycle
 from .oauth import Authority
 from .webhooks import Webhooks
+from .postgres import Roles
 from .records import (
     ID_ALPHABET,
     SECRET_ALPHABET,
@@ -75,7 +76,7 @@ SIGNED_URL_LIFETIME = timedelta(minutes=5)
 SSO_MANAGED = "Teams managed by single sign-on cannot be updated"
 
 
-class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backups):
+class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backups, Roles):
     def __init__(self, settings: Settings):
         self.lock = threading.RLock()
         self.settings = settings
@@ -253,7 +254,7 @@ class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backup
                             raise unprocessable(f"Branch {branch.model.name!r} is not ready")
                         return dict(organization=org.ref.name, database=db.model.name, branch=branch.model.name,
                                     role=record.model.role, tables=sorted(branch.schema))
-        raise unauthorized()
+        return self.connect_role(username, digest, now)
 
     @locked
     def add_report(self, branch: BranchRecord, actor: User, *, done: bool = False) -> QueryPatternReport:
@@ -381,7 +382,13 @@ class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backup
                 raise unprocessable(f"Region {body.region!r} is not available for this database")
         if body.restore_point is not None and db.model.kind != "postgresql":
             raise unprocessable("restore_point is only available for PostgreSQL databases")
+        if body.restore_point is not None and (body.backup_id is not None or body.seed_data is not None):
+            raise unprocessable("restore_point cannot be given with backup_id or seed_data")
         restored, backup = self.restore_source(db, parent, body)
+        major = self.major_version_of(db, parent, body.major_version, backup is not None)
+        if self.check_restore_point(parent, body.restore_point):
+            p = parent.model
+            restored = ResourceRef(id=p.id, name=p.name, created_at=p.created_at, updated_at=p.updated_at)
         record = self.add_branch(
             org,
             db,
@@ -392,6 +399,7 @@ class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backup
             cluster=body.cluster_size or parent.model.cluster_name,
             restored_from=restored,
         )
+        record.model.major_version = major
         self.restored_into(backup, record)
         return record.model
 

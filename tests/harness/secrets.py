@@ -13,7 +13,8 @@ ISSUED_SECRET = re.compile(r"pscale_(?:tkn|app_secret|oauth|ref|pw)_[A-Za-z0-9]+
 # Where a module returns a secret by design: (result key, key inside it).
 BY_DESIGN = frozenset((("password", "plain_text"), ("connection", "password"), ("token", "access_token"),
                        ("token", "refresh_token"), ("token_record", "token"),
-                       ("token_record", "plain_text_refresh_token"), ("service_token", "token")))
+                       ("token_record", "plain_text_refresh_token"), ("service_token", "token"),
+                       ("role", "password")))
 # The suites name the tasks that return a secret by design and have no no_log, for the reader.
 REVEALS = "(returns its secret by design)"
 NO_LOG_MASK = "VALUE_SPECIFIED_IN_NO_LOG_PARAMETER"

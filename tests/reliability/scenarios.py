@@ -22,6 +22,7 @@ REPORTS = 150  # query-pattern reports: two cursor pages
 SCHEMA_BRANCH = "rel-schema"
 BEARER = dict(service_token="{{ omit }}", service_token_id="{{ omit }}")
 HOOK = "http://127.0.0.1:9/hooks"  # webhooks: nothing listens there, deliveries fail quickly
+POSTGRES = dict(database="{{ world.postgres.database }}", branch="{{ world.postgres.branch }}")
 
 
 def prepare(emulator, watch):
@@ -90,6 +91,16 @@ def every_module(emulator, **connection):
         task("Ensure password app, a no-op", "password", no_log=True, database=database, branch=BRANCH, name="app",
              role="reader", ttl=3600, cidrs=["10.0.0.0/8", "192.168.0.0/16"]),
         task("List the passwords of rel-a", "password_info", database=database, branch=BRANCH),
+        task("Create role app " + REVEALS, "postgres_role", register="pg_app", name="app", ttl=3600,
+             inherited_roles=["pg_read_all_data", "pg_write_all_data"], **POSTGRES),
+        task("Renew role app " + REVEALS, "postgres_role", name="app", renew=True, **POSTGRES),
+        task("Create role tmp", "postgres_role", no_log=True, name="tmp", **POSTGRES),
+        task("Reset role tmp", "postgres_role", no_log=True, name="tmp", reset=True, **POSTGRES),
+        task("Delete role tmp, handing its objects to app", "postgres_role", name="tmp", state="absent",
+             successor="{{ pg_app.role.id }}", **POSTGRES),
+        task("Ensure role app, a no-op", "postgres_role", no_log=True, name="app", ttl=3600,
+             inherited_roles=["pg_write_all_data", "pg_read_all_data"], **POSTGRES),
+        task("List the roles of pgapp", "postgres_role_info", **POSTGRES),
         task("Protect branch rel-a", "branch", database=database, name=BRANCH, deletion_protected=True),
         task("Read the schema of rel-schema", "branch_schema_info", database=database, branch=SCHEMA_BRANCH),
         task("Open the deploy request from rel-schema", "deploy_request", register="opened", database=database,
@@ -155,7 +166,7 @@ def every_module(emulator, **connection):
 
 def end_state(emulator):
     """The end state the suite compares: branches, passwords, teams, deploy requests, tables, webhooks, service
-    tokens and members, without ids, times or secrets."""
+    tokens, members and Postgres roles, without ids, times or secrets."""
     org, database = emulator.world["organization"], emulator.world["database"]
     base = "/organizations/%s/databases/%s" % (org, database)
     branches = sorted(emulator.list(base + "/branches"), key=lambda b: b["name"])
@@ -178,7 +189,11 @@ def end_state(emulator):
                                                  for a in t.get("service_token_accesses") or []))
                     for t in emulator.list("/organizations/%s/service-tokens" % org))
     members = sorted((m["user"]["email"], m["role"]) for m in emulator.list("/organizations/%s/members" % org))
+    postgres = emulator.world["postgres"]
+    roles = sorted((r["name"], r.get("ttl"), sorted(r.get("inherited_roles") or []), r.get("default"))
+                   for r in emulator.list("/organizations/%s/databases/%s/branches/%s/roles" % (
+                       org, postgres["database"], postgres["branch"])))
     return dict(branches=[(b["name"], b.get("parent_branch"), (b.get("region") or {}).get("slug"),
                            b.get("deletion_protected")) for b in branches],
                 passwords=passwords, teams=teams, deploys=deploys, production_tables=tables, webhooks=webhooks,
-                service_tokens=tokens, members=members)
+                service_tokens=tokens, members=members, roles=roles)

@@ -46,6 +46,8 @@ VALID = {
                           retention_unit="day"),
     "password": dict(database="app", branch="main", name="bad-input"),
     "password_info": dict(database="app", branch="main"),
+    "postgres_role": dict(database="pgapp", branch="main", name="bad-input"),
+    "postgres_role_info": dict(database="pgapp", branch="main"),
     "query_pattern_info": dict(database="app", branch="main"),
     "region_info": dict(database="app"),
     "team": dict(name="Bad Input"),
@@ -65,9 +67,9 @@ INTS = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), dep
             deploy_request_info=("number", "limit"), deploy_request_review=("number",),
             database=("wait_timeout", "replicas"), backup=("wait_timeout", "retention_value"),
             backup_policy=("frequency_value", "retention_value", "schedule_day", "schedule_week"), service_token=("ttl",),
-            **dict(
+            postgres_role=("ttl",), **dict(
     (name, ("limit",)) for name in ("branch_info", "database_info", "password_info", "query_pattern_info", "region_info",
-                                    "team_info", "team_member_info", "backup_info")))
+                                    "team_info", "team_member_info", "backup_info", "postgres_role_info")))
 BOOLS = dict(branch=("wait", "production", "safe_migrations", "deletion_protected"),
              deploy_request=("auto_cutover", "auto_delete_branch", "instant_ddl", "cutover", "wait"),
              password=("replica", "replace", "renew"), team=("purge_members",),
@@ -76,13 +78,15 @@ BOOLS = dict(branch=("wait", "production", "safe_migrations", "deletion_protecte
              cluster_size_info=("rates", "enabled"), backup=("wait", "protected", "emergency"),
              backup_info=("production", "deleted"), webhook=("enabled", "send_test", "return_secret"),
              webhook_info=("return_secret",), service_token=("purge_accesses",),
-             organization_member=("delete_passwords", "delete_service_tokens"))
+             organization_member=("delete_passwords", "delete_service_tokens"),
+             postgres_role=("renew", "reset"))
 CHOICES = dict(branch=("state", "seed_data"), password=("state", "role"), team=("state",), token=("grant_type",),
                deploy_request=("state", "revert_window"), deploy_request_info=("state",),
                deploy_request_review=("action",), database=("state", "kind"), cluster_size_info=("engine",),
                backup=("state", "retention_unit"), backup_info=("state",),
                backup_policy=("state", "target", "frequency_unit", "retention_unit"), webhook=("state",),
-               service_token=("state",), organization_member=("state", "role"))
+               service_token=("state",), organization_member=("state", "role"),
+               postgres_role=("state",))
 PATHS = dict(branch=("database", "name", "parent_branch"), branch_info=("database", "name"),
              branch_schema_info=("database", "branch"), deploy_request=("database", "branch", "into_branch"),
              deploy_request_info=("database", "branch", "into_branch"), deploy_request_review=("database",),
@@ -92,21 +96,23 @@ PATHS = dict(branch=("database", "name", "parent_branch"), branch_info=("databas
              database=("name", "new_name", "default_branch"), database_info=("name",),
              cluster_size_info=("region", "database"), backup=("database", "branch", "id"),
              backup_info=("database", "branch", "id"), backup_policy=("database",), webhook=("database", "id"),
-             webhook_info=("database", "id"), service_token=("id",), service_token_info=("id",))
+             webhook_info=("database", "id"), service_token=("id",), service_token_info=("id",),
+             postgres_role=("database", "branch", "id"), postgres_role_info=("database", "branch"))
 NAMES = dict(password=("name",), team=("name",), password_info=("name",),
              database=("migration_framework", "migration_table_name"), backup=("name",), backup_policy=("name",),
-             webhook=("url",), service_token=("name",), organization_member=("member",))
+             webhook=("url",), service_token=("name",), organization_member=("member",),
+             postgres_role=("name", "successor"), postgres_role_info=("name",))
 OWN_NEGATIVE = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",),
                     deploy_request=("number", "wait_timeout"), deploy_request_info=("number", "limit"),
                     deploy_request_review=("number",), database=("wait_timeout", "replicas"),
                     backup=("wait_timeout", "retention_value"),
                     backup_policy=("frequency_value", "retention_value", "schedule_day", "schedule_week"),
-                    service_token=("ttl",))
+                    service_token=("ttl",), postgres_role=("ttl",))
 NEGATIVE = dict(OWN_NEGATIVE, **dict((name, ("limit",)) for name in INTS if name not in OWN_NEGATIVE))
 NULL = "<null>"  # an option given as null (None drops it)
 CONFLICTS = {
     "query_pattern_info": [dict(starting_after="a1", ending_before="b2")],
-    "branch": [dict(backup_id="k2l3m4")],
+    "branch": [dict(backup_id="k2l3m4"), dict(major_version="seventeen")],
     "database": [dict(replicas=1), dict(major_version="17"), dict(kind="postgresql", allow_data_branching=True),
                  dict(state="absent", new_name="other")],
     "database_info": [dict(name="app", q="app")],
@@ -122,6 +128,8 @@ CONFLICTS = {
                 dict(url="hooks.example.com/bad-input"), dict(url="ftp://hooks.example.com/"), dict(url=NULL),
                 dict(url=None, state="absent")],
     "webhook_info": [dict(url="not a url")],
+    "postgres_role": [dict(renew=True, reset=True), dict(successor="heir"),
+                      dict(inherited_roles=["pg_read_all_data", "superuser"])],
 }
 MISSING = dict(branch=("database", "name"), database=("name",), backup=("database", "branch"),
                backup_info=("database", "branch"), backup_policy=("database", "name"), password=("branch", "name"),
@@ -129,7 +137,8 @@ MISSING = dict(branch=("database", "name"), database=("name",), backup=("databas
                query_pattern_info=("branch",), region_info=("database",), team_member_info=("team",),
                branch_schema_info=("branch",), deploy_request=("database",), deploy_request_review=("number",),
                token=("grant_type", "refresh_token"), token_info=("access_token",), webhook=("database",),
-               webhook_info=("database",), organization_member=("member",))
+               webhook_info=("database",), organization_member=("member",),
+               postgres_role=("branch", "name"), postgres_role_info=("database",))
 PATH_CHARACTERS = ("/", "../", "?", "#", "%2F", "\\", "\x00", "\n", "\t", "%")
 LOCAL_EXAMPLES = 2  # cases per kind of bad input and module, each checkable without a request
 REMOTE_EXAMPLES = 6  # cases per module that only the API can judge
@@ -202,7 +211,7 @@ def _local_changes(module):
         {"api_timeout": st.one_of(st.integers(max_value=0), st.integers(min_value=86401))})))
     options.append(st.tuples(st.just("api_retries, negative"), st.fixed_dictionaries(
         {"api_retries": st.integers(max_value=-1)})))
-    if module == "password":
+    if module in ("password", "postgres_role"):
         options.append(st.tuples(st.just("ttl, huge"), st.fixed_dictionaries({"ttl": st.integers(min_value=2 ** 31)})))
         options.append(st.tuples(st.just("cidrs, one not a CIDR"), st.fixed_dictionaries(
             {"cidrs": st.lists(NOT_A_CIDR, min_size=1, max_size=3).map(lambda bad: ["10.0.0.0/8"] + bad)})))
@@ -383,7 +392,9 @@ ENDPOINTS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]
     "/v1/organizations/{}/databases/{}/webhooks", "/v1/organizations/{}/databases/{}/webhooks/{}",
     "/v1/organizations/{}/oauth-applications/{}/token", "/oauth/token", "/oauth/token/info",
     "/v1/organizations/{}/service-tokens", "/v1/organizations/{}/service-tokens/{}",
-    "/v1/organizations/{}/service-tokens/{}/access", "/v1/organizations/{}/members/{}")]
+    "/v1/organizations/{}/service-tokens/{}/access", "/v1/organizations/{}/members/{}",
+    "/v1/organizations/{}/databases/{}/branches/{}/roles", "/v1/organizations/{}/databases/{}/branches/{}/roles/{}",
+    "/v1/organizations/{}/databases/{}/branches/{}/roles/default")]
 
 
 def test_names_only_the_api_can_judge_fail_with_a_message_and_reach_only_their_endpoint(emulator, ansible, figures):
@@ -393,7 +404,7 @@ def test_names_only_the_api_can_judge_fail_with_a_message_and_reach_only_their_e
     log = emulator.requests()
     _check_failures(run, cases, figures, must_fail=False)
     values = set(str(value) for _module, _label, args in cases for value in args.values())
-    known = set(["acme", "app", "main", "engineering"])
+    known = set(["acme", "app", "main", "engineering", "pgapp"])
     strays = []
     for entry in log:
         match = next((m for m in (endpoint.match(entry["path"]) for endpoint in ENDPOINTS) if m), None)
@@ -406,7 +417,7 @@ def test_names_only_the_api_can_judge_fail_with_a_message_and_reach_only_their_e
                                                    "oauth", "token", "info", "oauth-applications", "schema",
                                                    "lint", "deploy-requests", "deployment", "operations", "reviews",
                                                    "cluster-size-skus", "backups", "backup-policies", "webhooks",
-                                                   "service-tokens", "access")
+                                                   "service-tokens", "access", "roles", "default")
                     and not segment.isdigit()]
         strays += [entry["path"] for segment in segments if segment not in values | known]
     assert strays == [], "requests outside the collection's endpoints: %s" % strays[:5]

@@ -16,6 +16,7 @@ that returns it by design (a password's plain_text, a token's access and refresh
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -105,6 +106,35 @@ def test_failures_with_bad_credentials_never_echo_them(emulator, ansible, watch,
         assert NO_LOG_MASK not in task.result["msg"] and "*****" not in task.result["msg"], task
         assert not any(value in task.result["msg"] for value in wrong.values()), task
     # The watch has searched the whole output for every value in wrong: the test fails on a leak.
+
+
+# A Postgres role's secret: only in the result of the task that issued it -------------------------------
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in_process", "module"])
+def test_a_role_secret_shows_only_in_the_result_of_the_task_that_issued_it(emulator, ansible, watch, in_process):
+    where = dict(database="pgapp", branch="main")
+    tasks = [
+        task("Create role app " + REVEALS, "postgres_role", name="app", ttl=60, **where),
+        task("Ensure role app", "postgres_role", name="app", ttl=60, **where),
+        task("List the roles", "postgres_role_info", **where),
+        task("Reset role app, no_log", "postgres_role", no_log=True, name="app", reset=True, **where),
+        task("Ensure role app once more", "postgres_role", name="app", **where),
+    ]
+    run = ansible.run([play(tasks, defaults=module_defaults())], emulator=emulator, in_process=in_process,
+                      label="role secrets, in_process=%s" % in_process).without_failures()
+    shown = printed(run.output)
+    issuing = [item for item in shown if item.name.startswith("Create role app")]
+    assert len(issuing) == 1 and issuing[0].result["changed"] is True
+    secret = issuing[0].result["role"]["password"]
+    watch.learn(secret)
+    assert secret.startswith("pscale_pw_") and issuing[0].result["connection"]["password"] == secret
+    # Every secret the emulator issued (the reset's too) shows inside the creating task's printed result only.
+    span = issuing[0].span
+    places = [match.start() for match in re.finditer("pscale_pw_", run.output)]
+    assert places and all(span[0] <= place < span[1] for place in places), run.log_path
+    reset = [item for item in shown if item.name.startswith("Reset role app")]
+    assert reset and all(item.result.get("censored") == CENSORED for item in reset)
 
 
 # No_log parity: the in-process path and the module path ------------------------------------------

@@ -390,3 +390,70 @@ def test_each_access_write_with_an_unknown_outcome_leaves_one_token_and_reports_
     # Members: promoted once, removed once.
     members = dict((m["user"]["id"], m["role"]) for m in emulator.list("/organizations/acme/members"))
     assert members[promoted["id"]] == "admin" and removed["id"] not in members
+
+
+# Postgres roles -------------------------------------------------------------------------------------
+
+PG_PATH = ORG_PATH + "/databases/pgapp/branches/main/roles"
+
+
+def _role_setup(emulator):
+    base = "/organizations/acme/databases/pgapp/branches/main/roles"
+    return dict((name, emulator.api("POST", base, dict(name=name, **body))) for name, body in (
+        ("uo-update", dict(ttl=3600)), ("uo-reset", {}), ("uo-gone", {}), ("uo-heir", {})))
+
+
+def _role_play(roles):
+    where = dict(database="pgapp", branch="main")
+    return play([
+        task("Create role uo-new " + REVEALS, "postgres_role", name="uo-new", inherited_roles=["pg_read_all_data"],
+             **where),
+        task("Rename role uo-update", "postgres_role", id=roles["uo-update"]["id"], name="uo-renamed", **where),
+        task("Renew role uo-renamed " + REVEALS, "postgres_role", name="uo-renamed", renew=True, **where),
+        task("Reset role uo-reset " + REVEALS, "postgres_role", name="uo-reset", reset=True, **where),
+        task("Delete role uo-gone", "postgres_role", name="uo-gone", state="absent",
+             successor=roles["uo-heir"]["username"], **where),
+    ], defaults=module_defaults())
+
+
+@pytest.mark.parametrize("mode,in_process", WRITE_CASES)
+def test_each_role_write_with_an_unknown_outcome_leaves_one_role_and_a_secret_that_works(
+        emulator, ansible, figures, mode, in_process):
+    roles = _role_setup(emulator)
+    targets = [("POST", PG_PATH + "$"), ("PATCH", PG_PATH + "/%s$" % roles["uo-update"]["id"]),
+               ("POST", PG_PATH + "/%s/renew$" % roles["uo-update"]["id"]),
+               ("POST", PG_PATH + "/%s/reset$" % roles["uo-reset"]["id"]),
+               ("DELETE", PG_PATH + "/%s$" % roles["uo-gone"]["id"])]
+    rules = [dict(MODES[mode], method=method, path=path, times=1) for method, path in targets]
+    emulator.clear_requests()
+    emulator.faults(*rules)
+    run = ansible.run([_role_play(roles)], emulator=emulator, in_process=in_process,
+                      label="role unknown outcomes %s in_process=%s" % (mode, in_process))
+    fired = [rule for rule in emulator.control("GET", "/faults")["rules"] if rule["remaining"] == 0]
+    log = emulator.requests()
+    emulator.control("DELETE", "/faults")
+    figures["faults_injected"] += len([entry for entry in log if entry["fault"]])
+    figures["writes_with_unknown_outcome"] += len(fired)
+
+    run.without_failures()
+    figures["faults_survived"] += len([entry for entry in log if entry["fault"]])
+    assert len(fired) == len(rules), "every write met its fault"
+    assert all(step.changed for step in run.tasks)
+    listed = emulator.list("/organizations/acme/databases/pgapp/branches/main/roles")
+    names = [r["name"] for r in listed]
+    figures["duplicates"] += max(0, names.count("uo-new") - 1)
+    assert sorted(names) == ["postgres", "uo-heir", "uo-new", "uo-renamed", "uo-reset"]
+    # Every secret a task returned logs in: the lost create's role was deleted and made again, a lost renewal
+    # or reset was sent again (the answer held the only copy of the secret).
+    new = run.result("Create role uo-new " + REVEALS).result
+    assert new["role"]["id"] == next(r["id"] for r in listed if r["name"] == "uo-new")
+    for name in ("Create role uo-new", "Renew role uo-renamed", "Reset role uo-reset"):
+        connection = run.result(name + " " + REVEALS).result["connection"]
+        assert emulator.connect(connection["username"], connection["password"])["kind"] == "postgresql"
+    reset = run.result("Reset role uo-reset " + REVEALS).result["connection"]["password"]
+    assert reset != roles["uo-reset"]["password"]
+    creates = [e for e in log if e["method"] == "POST" and e["path"].endswith("/pgapp/branches/main/roles")]
+    orphans = [e for e in log if e["method"] == "DELETE" and not e["path"].endswith(roles["uo-gone"]["id"])]
+    assert (len(creates), len(orphans)) == ((2, 1) if mode.startswith("committed") else (2, 0))
+    heir = emulator.connect(roles["uo-heir"]["username"], roles["uo-heir"]["password"])
+    assert heir["received_objects_of"] == [roles["uo-gone"]["username"]]

@@ -37,7 +37,7 @@ def create(api, name="shop", **body):
 
 def test_the_list_has_the_seeded_database_and_filters_by_name(api):
     page = ok(api.get(DATABASES))
-    assert [db["name"] for db in page["data"]] == ["app"] and page["total_count"] == 1
+    assert [db["name"] for db in page["data"]] == ["app", "pgapp"] and page["total_count"] == 2
     create(api, "shop")
     assert [db["name"] for db in ok(api.get(DATABASES, params={"q": "sho"}))["data"]] == ["shop"]
     assert ok(api.get(DATABASES, params={"q": "nothing"}))["data"] == []
@@ -47,10 +47,10 @@ def test_seeded_databases_fill_several_pages_each_with_branches(api):
     created = ok(api.control("POST", "/seed", json={"databases": {"count": 120, "prefix": "db", "branches": 3}}))
     assert created["databases"][:2] == ["db-1", "db-2"] and len(created["databases"]) == 120
     first = ok(api.get(DATABASES, params={"per_page": 100}))
-    assert (first["total_count"], first["total_pages"], first["next_page"]) == (121, 2, 2)
+    assert (first["total_count"], first["total_pages"], first["next_page"]) == (122, 2, 2)
     second = ok(api.get(DATABASES, params={"per_page": 100, "page": 2}))
     names = [db["name"] for db in first["data"] + second["data"]]
-    assert len(set(names)) == 121 and second["next_page"] is None
+    assert len(set(names)) == 122 and second["next_page"] is None
     seeded = [db for db in first["data"] + second["data"] if db["name"].startswith("db-")]
     assert all(db["ready"] and db["branches_count"] == 3 and db["production_branches_count"] == 1 for db in seeded)
     assert {db["kind"] for db in seeded} == {"mysql", "postgresql"} and len({db["region"]["slug"] for db in seeded}) > 1
@@ -106,7 +106,7 @@ def test_a_postgresql_database_in_the_default_region(api):
 )
 def test_create_errors(api, body, code, needle):
     assert needle in error_of(api.post(DATABASES, json=body), 422, code)
-    assert [db["name"] for db in ok(api.get(DATABASES))["data"]] == ["app"]
+    assert [db["name"] for db in ok(api.get(DATABASES))["data"]] == ["app", "pgapp"]
 
 
 # ---------------------------------------------------------------- cluster sizes

@@ -1,0 +1,237 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: postgres_role
+short_description: Manage the roles (connection credentials) of a PostgreSQL branch
+version_added: 0.2.0
+description:
+  - Ensures that a role with a name exists on a branch of a PostgreSQL database, or that it does not. Roles are the
+    credentials of PostgreSQL branches; a MySQL branch has passwords (M(planetscale.cloud.password)), and this module
+    fails with a sentence that says so.
+  - The secret is shown once, by the task that creates, renews or resets the role, in RV(role.password) and
+    RV(connection). Set C(no_log) on that task and store the secret at once; the
+    C(planetscale.cloud.connection_url) filter turns the result into a C(postgresql://) URL.
+  - O(inherited_roles) and O(ttl) can only be set when the role is created; a difference fails and names the field.
+    Only the name can be changed in place (with O(id)).
+  - Several roles on a branch may share a name; then the module fails and names their IDs, also in a warning that
+    C(no_log) does not hide, and O(id) selects one.
+  - After a create whose answer was lost, the role shown to be the task's own (its secret is lost with the answer) is
+    deleted and created again, so one role is left and the task returns its secret. The idempotency guide of the
+    collection tells the rules, which are those of M(planetscale.cloud.password).
+  - An existing role that has expired is left as it is, with a warning that suggests O(renew=true).
+  - The branch's default role (named C(postgres)) can be reset (O(reset=true)) but not renamed or deleted.
+  - In check mode, a branch that does not exist yet (because the check run skipped the task that creates it) gives a
+    predicted create and a warning, rather than a failure.
+author:
+  - planetscale.cloud contributors (@planetscale-ansible)
+options:
+  database:
+    description: The name of the PostgreSQL database.
+    type: str
+    required: true
+  branch:
+    description: The name of the branch.
+    type: str
+    required: true
+  name:
+    description: The name of the role. With O(id), the name the role is given.
+    type: str
+    required: true
+  id:
+    description: The ID of the role, to select one of several roles that share a name.
+    type: str
+  state:
+    description:
+      - V(present) creates the role if there is none with this name, and renames it (with O(id)).
+      - V(absent) deletes it; a role that does not exist is not a change.
+    type: str
+    choices: [present, absent]
+    default: present
+  inherited_roles:
+    description:
+      - The platform's roles this role inherits, in any order, for example V(pg_read_all_data) and
+        V(pg_write_all_data). Only when the role is created.
+    type: list
+    elements: str
+    choices: [pg_checkpoint, pg_create_subscription, pg_maintain, pg_monitor, pg_read_all_data, pg_read_all_settings,
+              pg_read_all_stats, pg_signal_backend, pg_stat_scan_tables, pg_use_reserved_connections,
+              pg_write_all_data, postgres]
+  ttl:
+    description:
+      - Seconds the role is valid for after it is created or renewed, at most 2147483647. V(0) means it never expires.
+        Only when the role is created.
+    type: int
+  renew:
+    description:
+      - Renew the role, which gives it a new expiry (O(ttl) seconds from now); only a role with a ttl can be renewed.
+        The task returns the secret.
+      - This is a change every time the task runs. Not with O(reset).
+    type: bool
+    default: false
+  reset:
+    description:
+      - Give the role a new secret, which the task returns; the old secret stops working.
+      - This is a change every time the task runs. Not with O(renew).
+    type: bool
+    default: false
+  successor:
+    description:
+      - With O(state=absent), the role that receives the deleted role's objects (tables, sequences...), by its ID or
+        its username (with or without the branch suffix). Without it the role's objects are not reassigned.
+    type: str
+extends_documentation_fragment:
+  - planetscale.cloud.api
+  - planetscale.cloud.api.connection
+  - planetscale.cloud.api.organization
+  - planetscale.cloud.api.unused_auth_url
+  - planetscale.cloud.api.unused_oauth_client
+  - planetscale.cloud.attributes.resource
+seealso:
+  - module: planetscale.cloud.postgres_role_info
+  - module: planetscale.cloud.password
+"""
+
+EXAMPLES = r"""
+- name: Ensure the application's role, reading and writing every table
+  planetscale.cloud.postgres_role:
+    organization: acme
+    database: ledger
+    branch: main
+    name: app
+    inherited_roles: [pg_read_all_data, pg_write_all_data]
+  register: app_role
+  no_log: true
+
+- name: Store the connection string the first time (the secret is shown once)
+  ansible.builtin.copy:
+    content: "DATABASE_URL={{ app_role | planetscale.cloud.connection_url }}\n"
+    dest: /etc/app/database.env
+    mode: "0600"
+  when: app_role.connection is defined
+  no_log: true
+
+- name: Delete a role, handing its tables to the application's role
+  planetscale.cloud.postgres_role:
+    organization: acme
+    database: ledger
+    branch: main
+    name: migrations
+    state: absent
+    successor: "{{ app_role.role.id }}"
+"""
+
+RETURN = r"""
+role:
+  description: The role. In check mode, when it would be created, the fields known before creating it.
+  returned: O(state=present)
+  type: dict
+  contains:
+    id:
+      description: The ID of the role.
+      type: str
+    name:
+      description: The name of the role.
+      type: str
+      sample: app
+    username:
+      description: The user name to connect with (the base username and the branch suffix).
+      type: str
+    access_host_url:
+      description: The host to connect to.
+      type: str
+    database_name:
+      description: The PostgreSQL database to connect to.
+      type: str
+      sample: postgres
+    inherited_roles:
+      description: The platform's roles it inherits.
+      type: list
+      elements: str
+    ttl:
+      description: Seconds it is valid for after creation or renewal (0 when it never expires).
+      type: int
+    expires_at:
+      description: When it expires (ISO 8601), or null.
+      type: str
+    expired:
+      description: Whether it has expired.
+      type: bool
+    default:
+      description: Whether it is the branch's default role.
+      type: bool
+    password:
+      description: The secret.
+      returned: when the role was created, renewed or reset (not in check mode)
+      type: str
+connection:
+  description: Ready-to-use connection details, with the secret (the input of the connection_url filter).
+  returned: when the role was created, renewed or reset (not in check mode)
+  type: dict
+  contains:
+    kind:
+      description: Always V(postgresql).
+      type: str
+    host:
+      description: The host to connect to.
+      type: str
+    port:
+      description: The port, 5432.
+      type: int
+    username:
+      description: The user name.
+      type: str
+    password:
+      description: The secret.
+      type: str
+    database:
+      description: The PostgreSQL database to connect to.
+      type: str
+"""
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import CONNECTION, CREDENTIALS, ORGANIZATION
+from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import OwnPasswords
+from ansible_collections.planetscale.cloud.plugins.module_utils.postgres_roles import INHERITABLE, RoleRules
+from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource
+
+
+class PostgresRole(RoleRules, OwnPasswords, Resource):
+    """The rules of a role (renew, reset, the default role, successors, the secret) are RoleRules'."""
+
+    option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION)
+    argument_spec = dict(
+        database=dict(type="str", required=True),
+        branch=dict(type="str", required=True),
+        name=dict(type="str", required=True),
+        id=dict(type="str"),
+        inherited_roles=dict(type="list", elements="str", choices=INHERITABLE),
+        ttl=dict(type="int"),
+        renew=dict(type="bool", default=False),
+        reset=dict(type="bool", default=False),
+        successor=dict(type="str"),
+    )
+    path_options = ("database", "branch", "id")
+    kind = noun = "role"
+    api_path = ("databases", "{database}", "branches", "{branch}", "roles")
+    names = ("name", "successor")
+    parent = "branch"
+    fields = ("name", "inherited_roles", "ttl")
+    create_only = ("inherited_roles", "ttl")
+    create_defaults = dict(ttl=0, inherited_roles=[])
+
+    def label(self):
+        return "role %r on branch %r of database %r" % (
+            self.params["name"], self.params["branch"], self.params["database"])
+
+
+def main():
+    run_module(PostgresRole)
+
+
+if __name__ == "__main__":
+    main()

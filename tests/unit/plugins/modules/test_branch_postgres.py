@@ -1,0 +1,102 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""branch on both kinds of database: restore_point and major_version shape a new PostgreSQL branch and are refused,
+before any write, on a MySQL one; the branch carries its kind."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.modules.branch import Branch
+
+DATABASE = "/v1/organizations/acme/databases/ledger"
+URL = DATABASE + "/branches"
+NOT_FOUND = (404, {"code": "not_found", "message": "Not Found"})
+POINT = "2026-01-31T12:00:00Z"
+
+
+@pytest.fixture(autouse=True)
+def no_real_waits(sleeps):
+    """A wait (which a wrong answer can start) costs no time."""
+    return sleeps
+
+
+def run(server, check_mode=False, **args):
+    args = dict(dict(organization="acme", database="ledger", name="dev", service_token_id="svc",
+                     service_token="s3cret", api_url=server.url + "/v1", api_retries=0, parent_branch="main"), **args)
+    spec = Branch.spec()
+    spec.pop("supports_check_mode")
+    validation = ModuleArgumentSpecValidator(**spec).validate(args)
+    assert not validation.error_messages
+    return Branch(validation.validated_parameters, TaskContext(check_mode=check_mode)).execute()
+
+
+def branch(kind="postgresql", **fields):
+    return dict(dict(id="b1", name="dev", parent_branch="main", state="ready", ready=True, kind=kind,
+                     region=dict(slug="us-east")), **fields)
+
+
+def calls(server):
+    return [(r["method"], r["path"]) for r in server.requests]
+
+
+@pytest.mark.parametrize("option, value", [("restore_point", POINT), ("major_version", "17")])
+def test_a_postgres_only_option_reads_the_database_then_creates_with_it(server, option, value):
+    server.script = [NOT_FOUND, (200, dict(name="ledger", kind="postgresql")), (201, branch())]
+    result = run(server, **{option: value})
+    assert result["changed"] is True and result["branch"]["kind"] == "postgresql"
+    assert calls(server) == [("GET", URL + "/dev"), ("GET", DATABASE), ("POST", URL)]
+    assert json.loads(server.requests[2]["body"]) == {"name": "dev", "parent_branch": "main", option: value}
+
+
+def test_without_them_no_database_read_is_spent(server):
+    server.script = [NOT_FOUND, (201, branch(kind="mysql"))]
+    result = run(server)
+    assert result["branch"]["kind"] == "mysql"
+    assert calls(server) == [("GET", URL + "/dev"), ("POST", URL)]
+
+
+@pytest.mark.parametrize("args, named", [
+    (dict(restore_point=POINT), "restore_point is"), (dict(major_version="16"), "major_version is"),
+    (dict(restore_point=POINT, major_version="16"), "restore_point and major_version are"),
+])
+def test_on_a_mysql_database_they_fail_before_any_write(server, args, named):
+    server.script = [NOT_FOUND, (200, dict(name="ledger", kind="mysql"))]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, **args)
+    assert caught.value.msg.startswith(named + " only for PostgreSQL databases, ")
+    assert "database 'ledger' is a mysql database; leave" in caught.value.msg
+    assert [method for method, _path in calls(server)] == ["GET", "GET"]
+
+
+def test_check_mode_refuses_them_on_mysql_from_the_parent_it_reads_anyway(server):
+    server.script = [NOT_FOUND, (200, branch(kind="mysql", name="main"))]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, check_mode=True, restore_point=POINT)
+    assert "restore_point is only for PostgreSQL databases" in caught.value.msg
+    assert calls(server) == [("GET", URL + "/dev"), ("GET", URL + "/main")]
+
+
+def test_check_mode_predicts_the_kind_of_the_parent(server):
+    server.script = [NOT_FOUND, (200, branch(name="main"))]
+    result = run(server, check_mode=True, major_version="17")
+    assert result["changed"] is True and result["branch"]["kind"] == "postgresql"
+    assert [method for method, _path in calls(server)] == ["GET", "GET"]
+
+
+def test_an_existing_branch_is_not_compared_nor_read_again(server):
+    server.script = [(200, branch())]
+    result = run(server, restore_point=POINT, major_version="17")
+    assert result["changed"] is False and calls(server) == [("GET", URL + "/dev")]
+
+
+@pytest.mark.parametrize("value", ["seventeen", "17.2", "0", " 17"])
+def test_a_malformed_major_version_fails_before_any_request(server, value):
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, check_mode=True, major_version=value)
+    assert caught.value.msg == "major_version must be a PostgreSQL major version such as 17, not %r." % value
+    assert server.requests == []
