@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json as json_module
+import os
 import random
 import re
 import socket
@@ -40,6 +41,7 @@ COLLECTION_VERSION = "0.2.0"  # galaxy.yml is the source; tests/unit/test_collec
 USER_AGENT = "planetscale.cloud/%s (Ansible collection)" % COLLECTION_VERSION
 
 PAGE_SIZE = 100
+PARALLEL_PAGES = 4  # pages of a list read at a time once its first page tells how many there are
 TRANSIENT_STATUSES = frozenset((429, 502, 503, 504))
 # A POST is retried only where the platform cannot have applied it: a rate-limit refusal. A 503 may
 # come from a server that committed the write first, and password names are not unique, so a 503
@@ -62,6 +64,10 @@ QUOTE_MAX = 400  # characters of a server's text an error sentence quotes
 CODE_MAX = 100
 MAX_PAGES = 10000  # a list longer than this many pages is a server that never ends
 CURSOR_FIELDS = ("has_next", "has_prev", "cursor_start", "cursor_end")
+# What requests reads from the environment at each request: a session borrowed from a pool (the in-process
+# path) is keyed by their values, so a task with other proxies or CA bundle never gets another task's session.
+SESSION_ENVIRONMENT = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy",
+                       "no_proxy", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
 
 
 class ApiError(Exception):
@@ -195,7 +201,7 @@ class Client:
     """
 
     def __init__(self, base_url, authorization=None, timeout=30, retries=5,
-                 validate_certs=True, ca_path=None, secrets=()):
+                 validate_certs=True, ca_path=None, secrets=(), pool=None):
         self.base_url = base_url.rstrip("/")
         self.origin = origin(_prepared(self.base_url))  # as requests spells the URLs it sends (IDNA host)
         self.timeout = timeout
@@ -203,20 +209,48 @@ class Client:
         self._masks = [secret_pattern(s) for s in sorted(self._secrets, key=len, reverse=True)]
         self.server_date = None  # the Date header of the last answer: the server's clock
         self.last = None  # (method, path, status) of the last request, to name it in a sentence about its answer
-        self.session = requests.Session()
-        self.session.verify = ca_path if (validate_certs and ca_path) else bool(validate_certs)
-        self.session.headers.update({"User-Agent": USER_AGENT, "Accept": "application/json"})
-        self.session.auth = _Authorization(authorization, self.origin)
-        retry = _Retry(total=retries, connect=retries, read=retries, status=retries, other=0,
-                       redirect=False, raise_on_status=False, respect_retry_after_header=True,
-                       status_forcelist=TRANSIENT_STATUSES)
-        self._retry = retry
-        adapter = HTTPAdapter(max_retries=retry)
-        self.session.mount("http://", adapter)
-        self.session.mount("https://", adapter)
+        self._retry = _Retry(total=retries, connect=retries, read=retries, status=retries, other=0,
+                             redirect=False, raise_on_status=False, respect_retry_after_header=True,
+                             status_forcelist=TRANSIENT_STATUSES)
+        verify = ca_path if (validate_certs and ca_path) else bool(validate_certs)
+        # pool: the in-process path's sessions of this worker (plugin_utils/sessions.py); the session is
+        # borrowed under a key of everything that makes it safe to share, and given back by close()
+        self._pool, self._suspect = pool, False
+        self._key = self.session_key(authorization, verify, retries) if pool is not None else None
+        if pool is None:
+            self.session = self._build_session(authorization, verify)
+        else:
+            self.session = pool.borrow(self._key, lambda: self._build_session(authorization, verify))
+
+    def _build_session(self, authorization, verify):
+        session = requests.Session()
+        session.verify = verify
+        session.headers.update({"User-Agent": USER_AGENT, "Accept": "application/json"})
+        session.auth = _Authorization(authorization, self.origin)
+        adapter = HTTPAdapter(max_retries=self._retry, pool_maxsize=max(10, PARALLEL_PAGES))
+        session.mount("http://", adapter)
+        session.mount("https://", adapter)
+        return session
+
+    def session_key(self, authorization, verify, retries):
+        """What a shared session must agree on: the credentials only as a digest (the key is no place for them)."""
+        ca_file = None
+        if isinstance(verify, str):
+            try:
+                found = os.stat(verify)
+                ca_file = (verify, found.st_mtime_ns, found.st_size)
+            except OSError:
+                ca_file = (verify, None, None)
+        return (self.base_url, hashlib.sha256((authorization or "").encode("utf-8")).hexdigest(),
+                verify is not False, ca_file, retries,
+                tuple(os.environ.get(name) for name in SESSION_ENVIRONMENT))
 
     def close(self):
-        self.session.close()
+        if self._pool is None:
+            self.session.close()
+        elif self.session is not None:
+            self._pool.give_back(self._key, self.session, suspect=self._suspect)
+        self.session = None
 
     def request(self, method, url_path, json=None, data=None, params=None, missing_ok=False, offsite=None,
                 any_json=False):
@@ -228,6 +262,18 @@ class Client:
         """
         if offsite is None:
             offsite = method.upper() == "GET" and any(rule.search(url_path) for rule in OFFSITE_REDIRECTS)
+        try:
+            return self._request(method, url_path, json, data, params, missing_ok, offsite, any_json)
+        except ApiError as error:
+            # an error without an HTTP status is a fault of the connection (dropped, cut short, TLS, timeout):
+            # the session's pool is suspect, and a pooled session is not lent again
+            self._suspect = self._suspect or error.status is None
+            raise
+        except BaseException:
+            self._suspect = True
+            raise
+
+    def _request(self, method, url_path, json, data, params, missing_ok, offsite, any_json):
         self.last = (method, url_path, None)
         url, sending = self.base_url + url_path, dict(json=json, data=data, params=params, method=method)
         for dummy in range(MAX_REDIRECTS + 1):
