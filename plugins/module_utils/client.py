@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json as json_module
+import math
 import os
 import random
 import re
@@ -16,6 +17,8 @@ import time
 import traceback
 import warnings
 from urllib.parse import quote, urljoin, urlsplit
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.pages import current_gate, read_side_by_side
 
 try:
     import requests
@@ -171,6 +174,17 @@ class _Retry(Retry):
             return None
         return wait
 
+    def sleep(self, response=None):
+        """Wait before a retry; among the threads reading one list side by side, a wait for an answer's
+        status (429 with Retry-After above all) holds every thread at their shared gate."""
+        gate = current_gate()
+        if gate is None or response is None:
+            return super().sleep(response)
+        wait = self.get_retry_after(response) if self.respect_retry_after_header else None
+        gate.hold(self.get_backoff_time() if wait is None else wait)
+        gate.wait()
+        return None
+
     def increment(self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None):
         retry = super().increment(method, url, response, error, _pool, _stacktrace)
         if retry._next_wait(response) is None:
@@ -201,7 +215,7 @@ class Client:
     """
 
     def __init__(self, base_url, authorization=None, timeout=30, retries=5,
-                 validate_certs=True, ca_path=None, secrets=(), pool=None):
+                 validate_certs=True, ca_path=None, secrets=(), pool=None, debug=None):
         self.base_url = base_url.rstrip("/")
         self.origin = origin(_prepared(self.base_url))  # as requests spells the URLs it sends (IDNA host)
         self.timeout = timeout
@@ -209,6 +223,7 @@ class Client:
         self._masks = [secret_pattern(s) for s in sorted(self._secrets, key=len, reverse=True)]
         self.server_date = None  # the Date header of the last answer: the server's clock
         self.last = None  # (method, path, status) of the last request, to name it in a sentence about its answer
+        self.debug = debug or (lambda message: None)  # a note for the task's debug output only
         self._retry = _Retry(total=retries, connect=retries, read=retries, status=retries, other=0,
                              redirect=False, raise_on_status=False, respect_retry_after_header=True,
                              status_forcelist=TRANSIENT_STATUSES)
@@ -423,11 +438,40 @@ class Client:
         Follows next_page where the envelope has the key; a lean envelope without it continues only
         while pages come back full (per_page items), and never past total_pages or total_count.
         A page number or a page of items that repeats, or a next_page past total_pages, is an ApiError.
+        When the first page tells how many pages there are, the others are read PARALLEL_PAGES at a
+        time, and kept only if they fit together as the walk one after another would have read them
+        (else the list is walked that way).
         """
         query = dict(params or {})
         query["per_page"] = min(PAGE_SIZE, limit) if limit else PAGE_SIZE
-        number, requested, seen, count = 1, set(), set(), 0
-        while True:
+        query["page"] = 1
+        page, data = self._page(url_path, query)
+        seen = set()
+        self._unrepeated(seen, data, "page 1")
+        first_seen, count = set(seen), 0
+        for item in data:
+            yield item
+            count += 1
+            if limit and count >= limit:
+                return
+        number = self._next_page(page, data, 1, query["per_page"], count)
+        pages = self._page_count(page, data, query["per_page"]) if number == 2 else None
+        last = min(pages, int(math.ceil(limit / float(query["per_page"])))) if pages and limit else pages
+        if last is not None and last > 2:
+            items = self._side_by_side(url_path, query, page, last, last < pages, count, seen)
+            if items is not None:
+                for item in items:
+                    yield item
+                    count += 1
+                    if limit and count >= limit:
+                        return
+                return
+            seen = first_seen
+        requested = set([1])
+        while number is not None:
+            if number in requested:
+                raise self.wrong_answer("next_page %s names a page already read; stopped reading the list, which "
+                                        "would never end" % number)
             query["page"] = number
             requested.add(number)
             page, data = self._page(url_path, query)
@@ -438,11 +482,52 @@ class Client:
                 if limit and count >= limit:
                     return
             number = self._next_page(page, data, number, query["per_page"], count)
-            if number is None:
-                return
-            if number in requested:
-                raise self.wrong_answer("next_page %s names a page already read; stopped reading the list, which "
-                                        "would never end" % number)
+
+    @staticmethod
+    def _page_count(page, data, per_page):
+        """The pages of the list as its first page tells them; None where it does not tell, or says two things."""
+        size = _count(page.get("per_page")) or per_page
+        pages, total_count = _count(page.get("total_pages")), _count(page.get("total_count"))
+        counted = int(math.ceil(total_count / float(size))) if total_count else None
+        if len(data) != size or size != per_page or (pages and counted and pages != counted):
+            return None
+        return pages or counted
+
+    def _side_by_side(self, url_path, query, first, last, capped, count, seen):
+        """The items of pages 2 to last, read PARALLEL_PAGES at a time, in the API's order.
+
+        None (and a note in the debug output) where the pages do not fit together as the walk one after
+        another would have read them: other totals than the first page's, a page that says the list ends
+        elsewhere, an item (by id) on two pages; as when the list changed while the pages were read.
+        capped: last is where a limit stops the list, not its end.
+        """
+        def read(number):
+            return self._page(url_path, dict(query, page=number))
+
+        pages = read_side_by_side(read, list(range(2, last + 1)), PARALLEL_PAGES)
+        self.last = ("GET", url_path, 200)
+        totals = dict((key, first.get(key)) for key in ("total_pages", "total_count"))
+        ids = set(item.get("id") for item in first["data"])
+        items = []
+        for number, (page, data) in pages:
+            self._unrepeated(seen, data, "page %s" % number)
+            count += len(data)
+            following = self._next_page(page, data, number, query["per_page"], count)
+            expected = number + 1 if number < last or capped else None
+            problem = None
+            if dict((key, page.get(key)) for key in totals) != totals:
+                problem = "page %s gives other totals than page 1" % number
+            elif following != expected:
+                problem = "page %s is followed by %s, not %s" % (number, following, expected)
+            elif any(item.get("id") in ids for item in data if item.get("id") is not None):
+                problem = "page %s repeats an item of an earlier page" % number
+            if problem:
+                self.debug("GET %s: the pages read side by side do not fit together (%s); reading the list again "
+                           "one page after another" % (url_path, problem))
+                return None
+            ids.update(item.get("id") for item in data)
+            items.extend(data)
+        return items
 
     def _next_page(self, page, data, number, per_page, count):
         """The number of the page after this one, or None at the end of the list."""

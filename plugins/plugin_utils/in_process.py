@@ -96,6 +96,7 @@ class InProcessAction(ActionBase):
         validation = core_compat.validate_arguments(self.module_class.spec(), self._task.args)
         ctx = TaskContext(check_mode=bool(self._task.check_mode), diff=bool(self._task.diff))
         ctx.sessions = worker_pool()  # the items of a loop share this worker's connections
+        ctx.debug = display.debug
         for warning in validation.warnings:
             ctx.warn(warning)
         for deprecation in validation.deprecations:
