@@ -261,9 +261,12 @@ class Client:
                 tuple(os.environ.get(name) for name in SESSION_ENVIRONMENT))
 
     def close(self):
+        """Close the session, or give it back to its pool (closed there instead if a fault touched it)."""
+        if self.session is None:
+            return
         if self._pool is None:
             self.session.close()
-        elif self.session is not None:
+        else:
             self._pool.give_back(self._key, self.session, suspect=self._suspect)
         self.session = None
 

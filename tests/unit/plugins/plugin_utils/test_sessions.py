@@ -198,3 +198,15 @@ def test_a_failed_request_of_a_pooled_client_is_still_an_error_sentence(server, 
         client.get("/things/a")
     client.close()
     assert pool.discarded == 1
+
+
+def test_a_client_closed_twice_gives_its_session_back_once(server, pool):
+    server.default = (200, {"id": "a"})
+    client = Client(server.url + "/v1", authorization="id:secret", retries=0, pool=pool)
+    client.get("/things/a")
+    client.close()
+    client.close()
+    owned = Client(server.url + "/v1", authorization="id:secret", retries=0)
+    owned.close()
+    owned.close()
+    assert len(pool) == 1
