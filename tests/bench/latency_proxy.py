@@ -74,9 +74,10 @@ class LatencyProxy:
             self._loop.run_forever()
         finally:
             self._server.close()
-            for task in asyncio.all_tasks(self._loop):
+            pending = asyncio.all_tasks(self._loop)
+            for task in pending:
                 task.cancel()
-            self._loop.run_until_complete(asyncio.sleep(0))
+            self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
             self._loop.close()
 
     async def _serve(self, client_reader, client_writer):

@@ -38,19 +38,20 @@ def rows(bench):
                                 runs=len(bench.results.get((key, variant), ())))
         row["ratio"] = _ratio(row.get("in_process", {}).get("wall"), row.get("uri", {}).get("wall"))
         row["module_ratio"] = _ratio(row.get("module", {}).get("wall"), row.get("uri", {}).get("wall"))
-        row["floor"] = round_trip_floor(bench, row.get("in_process", {}))
+        row["floor"] = round_trip_floor(bench, scenario, row.get("in_process", {}))
         row["floor_ratio"] = _ratio(row.get("in_process", {}).get("wall"), row["floor"])
         rows.append(row)
     return rows
 
 
-def round_trip_floor(bench, run):
-    """What a run cannot go below: Ansible's dispatch floor (the empty play, and the debug task's cost per task
-    run) and one round trip per request (the profile's RTT; 0 in the local profile)."""
+def round_trip_floor(bench, scenario, run):
+    """What an in-process run cannot go below: Ansible's dispatch floor (the empty play, and the debug task's cost
+    per task run) and the round trips its requests need one after another (one per request, except the pages of a
+    list read side by side), at the profile's RTT (0 in the local profile)."""
     empty, per_task = bench.median(("floor", "empty")), per_task_cost(bench, ("floor", "debug"))
     if empty is None or per_task is None or run.get("requests") is None or run.get("task_runs") is None:
         return None
-    return empty + run["task_runs"] * per_task + run["requests"] * rtt_of(bench)
+    return empty + run["task_runs"] * per_task + scenario.round_trips("in_process", run["requests"]) * rtt_of(bench)
 
 
 def rtt_of(bench):
@@ -286,7 +287,8 @@ Two profiles, run one after the other on the same machine:
 
 The **floor** beside each figure is what the in-process run cannot go below: the empty play,
 plus the debug task's cost for each of its task runs (Ansible's dispatch), plus one round trip
-per request. A new connection costs more round trips than that (TCP, then TLS), which is what
+per request (for the list: the first page, then one round trip per four pages read side by side).
+A new connection costs more round trips than that (TCP, then TLS), which is what
 keeping connections across a loop's items saves.
 
 To reproduce: `make bench` (the full run, about 20 minutes on 2 cores; rewrites this page and

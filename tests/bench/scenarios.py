@@ -82,6 +82,10 @@ class Scenario:
 
     tasks = 1  # tasks of the collection's playbook (in-process, each runs in a worker process of its own)
 
+    def round_trips(self, variant, requests):
+        """Round trips one after another that a run's requests need at least: one each."""
+        return requests
+
     def connections(self, variant, task_runs):
         """(fewest, most) TCP connections a run may open: in-process one per task, as its loop items share the
         worker's; through a module process (the module path, uri) one per task run."""
@@ -216,6 +220,11 @@ class List(Scenario):
         pages = int(math.ceil(self.sizes["members"] / float(PAGE_SIZE)))
         # uri: the first page, a loop over the others, a set_fact that joins them
         return Expected(dict(GET=pages), pages + 1 if variant == "uri" else 1)
+
+    def round_trips(self, variant, requests):
+        if variant == "uri":
+            return requests
+        return 1 + int(math.ceil((requests - 1) / float(PARALLEL_PAGES)))  # the first page, then 4 at a time
 
     def connections(self, variant, task_runs):
         if variant == "uri":
