@@ -17,6 +17,7 @@ def run_module(module_class):
         module.fail_json(msg=missing_required_lib("requests"), exception=REQUESTS_IMPORT_ERROR)
     ctx = TaskContext(check_mode=module.check_mode, diff=module._diff,
                       warn=module.warn, deprecate=module.deprecate)
+    ctx.debug = module.debug
     try:
         result = module_class(module.params, ctx).execute()
     except ModuleFailure as failure:

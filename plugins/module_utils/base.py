@@ -134,6 +134,8 @@ class TaskContext:
         self.deprecations = []
         self._warn = warn
         self._deprecate = deprecate
+        self.sessions = None  # the in-process path's pool of sessions (plugin_utils/sessions.py); None: a Client owns one
+        self.debug = None  # where a note for Ansible's debug output goes (never a secret), or None
 
     def warn(self, message):
         if self._warn:
@@ -236,7 +238,8 @@ class Module:
         secrets = [value for value in secrets if isinstance(value, str)]
         return Client(base_url, authorization=authorization, timeout=self.params["api_timeout"],
                       retries=self.params["api_retries"], validate_certs=self.params["validate_certs"],
-                      ca_path=self.params.get("ca_path"), secrets=secrets)
+                      ca_path=self.params.get("ca_path"), secrets=secrets, pool=self.ctx.sessions,
+                      debug=self.ctx.debug)
 
     def authorization(self):
         if (self.params.get("access_token") or "").strip():

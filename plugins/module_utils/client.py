@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import json as json_module
+import math
+import os
 import random
 import re
 import socket
@@ -16,6 +18,8 @@ import traceback
 import warnings
 from contextlib import contextmanager
 from urllib.parse import quote, urljoin, urlsplit
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.pages import current_gate, read_side_by_side
 
 try:
     import requests
@@ -41,6 +45,7 @@ COLLECTION_VERSION = "0.2.0"  # galaxy.yml is the source; tests/unit/test_collec
 USER_AGENT = "planetscale.cloud/%s (Ansible collection)" % COLLECTION_VERSION
 
 PAGE_SIZE = 100
+PARALLEL_PAGES = 4  # pages of a list read at a time once its first page tells how many there are
 TRANSIENT_STATUSES = frozenset((429, 502, 503, 504))
 # A POST is retried only where the platform cannot have applied it: a rate-limit refusal. A 503 may
 # come from a server that committed the write first, and password names are not unique, so a 503
@@ -63,6 +68,10 @@ QUOTE_MAX = 400  # characters of a server's text an error sentence quotes
 CODE_MAX = 100
 MAX_PAGES = 10000  # a list longer than this many pages is a server that never ends
 CURSOR_FIELDS = ("has_next", "has_prev", "cursor_start", "cursor_end")
+# What requests reads from the environment at each request: a session borrowed from a pool (the in-process
+# path) is keyed by their values, so a task with other proxies or CA bundle never gets another task's session.
+SESSION_ENVIRONMENT = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy",
+                       "no_proxy", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
 
 
 class ApiError(Exception):
@@ -166,6 +175,17 @@ class _Retry(Retry):
             return None
         return wait
 
+    def sleep(self, response=None):
+        """Wait before a retry; among the threads reading one list side by side, a wait for an answer's
+        status (429 with Retry-After above all) holds every thread at their shared gate."""
+        gate = current_gate()
+        if gate is None or response is None:
+            return super().sleep(response)
+        wait = self.get_retry_after(response) if self.respect_retry_after_header else None
+        gate.hold(self.get_backoff_time() if wait is None else wait)
+        gate.wait()
+        return None
+
     def increment(self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None):
         retry = super().increment(method, url, response, error, _pool, _stacktrace)
         if retry._next_wait(response) is None:
@@ -196,7 +216,7 @@ class Client:
     """
 
     def __init__(self, base_url, authorization=None, timeout=30, retries=5,
-                 validate_certs=True, ca_path=None, secrets=()):
+                 validate_certs=True, ca_path=None, secrets=(), pool=None, debug=None):
         self.base_url = base_url.rstrip("/")
         self.origin = origin(_prepared(self.base_url))  # as requests spells the URLs it sends (IDNA host)
         self.timeout = timeout
@@ -204,20 +224,52 @@ class Client:
         self._masks = [secret_pattern(s) for s in sorted(self._secrets, key=len, reverse=True)]
         self.server_date = None  # the Date header of the last answer: the server's clock
         self.last = None  # (method, path, status) of the last request, to name it in a sentence about its answer
-        self.session = requests.Session()
-        self.session.verify = ca_path if (validate_certs and ca_path) else bool(validate_certs)
-        self.session.headers.update({"User-Agent": USER_AGENT, "Accept": "application/json"})
-        self.session.auth = _Authorization(authorization, self.origin)
-        retry = _Retry(total=retries, connect=retries, read=retries, status=retries, other=0,
-                       redirect=False, raise_on_status=False, respect_retry_after_header=True,
-                       status_forcelist=TRANSIENT_STATUSES)
-        self._retry = retry
-        adapter = HTTPAdapter(max_retries=retry)
-        self.session.mount("http://", adapter)
-        self.session.mount("https://", adapter)
+        self.debug = debug or (lambda message: None)  # a note for the task's debug output only
+        self._retry = _Retry(total=retries, connect=retries, read=retries, status=retries, other=0,
+                             redirect=False, raise_on_status=False, respect_retry_after_header=True,
+                             status_forcelist=TRANSIENT_STATUSES)
+        verify = ca_path if (validate_certs and ca_path) else bool(validate_certs)
+        # pool: the in-process path's sessions of this worker (plugin_utils/sessions.py); the session is
+        # borrowed under a key of everything that makes it safe to share, and given back by close()
+        self._pool, self._suspect = pool, False
+        self._key = self.session_key(authorization, verify, retries) if pool is not None else None
+        if pool is None:
+            self.session = self._build_session(authorization, verify)
+        else:
+            self.session = pool.borrow(self._key, lambda: self._build_session(authorization, verify))
+
+    def _build_session(self, authorization, verify):
+        session = requests.Session()
+        session.verify = verify
+        session.headers.update({"User-Agent": USER_AGENT, "Accept": "application/json"})
+        session.auth = _Authorization(authorization, self.origin)
+        adapter = HTTPAdapter(max_retries=self._retry, pool_maxsize=max(10, PARALLEL_PAGES))
+        session.mount("http://", adapter)
+        session.mount("https://", adapter)
+        return session
+
+    def session_key(self, authorization, verify, retries):
+        """What a shared session must agree on: the credentials only as a digest (the key is no place for them)."""
+        ca_file = None
+        if isinstance(verify, str):
+            try:
+                found = os.stat(verify)
+                ca_file = (verify, found.st_mtime_ns, found.st_size)
+            except OSError:
+                ca_file = (verify, None, None)
+        return (self.base_url, hashlib.sha256((authorization or "").encode("utf-8")).hexdigest(),
+                verify is not False, ca_file, retries,
+                tuple(os.environ.get(name) for name in SESSION_ENVIRONMENT))
 
     def close(self):
-        self.session.close()
+        """Close the session, or give it back to its pool (closed there instead if a fault touched it)."""
+        if self.session is None:
+            return
+        if self._pool is None:
+            self.session.close()
+        else:
+            self._pool.give_back(self._key, self.session, suspect=self._suspect)
+        self.session = None
 
     @contextmanager
     def retrying(self, retries):
@@ -242,6 +294,18 @@ class Client:
         """
         if offsite is None:
             offsite = method.upper() == "GET" and any(rule.search(url_path) for rule in OFFSITE_REDIRECTS)
+        try:
+            return self._request(method, url_path, json, data, params, missing_ok, offsite, any_json)
+        except ApiError as error:
+            # an error without an HTTP status is a fault of the connection (dropped, cut short, TLS, timeout):
+            # the session's pool is suspect, and a pooled session is not lent again
+            self._suspect = self._suspect or error.status is None
+            raise
+        except BaseException:
+            self._suspect = True
+            raise
+
+    def _request(self, method, url_path, json, data, params, missing_ok, offsite, any_json):
         self.last = (method, url_path, None)
         url, sending = self.base_url + url_path, dict(json=json, data=data, params=params, method=method)
         for dummy in range(MAX_REDIRECTS + 1):
@@ -391,11 +455,40 @@ class Client:
         Follows next_page where the envelope has the key; a lean envelope without it continues only
         while pages come back full (per_page items), and never past total_pages or total_count.
         A page number or a page of items that repeats, or a next_page past total_pages, is an ApiError.
+        When the first page tells how many pages there are, the others are read PARALLEL_PAGES at a
+        time, and kept only if they fit together as the walk one after another would have read them
+        (else the list is walked that way).
         """
         query = dict(params or {})
         query["per_page"] = min(PAGE_SIZE, limit) if limit else PAGE_SIZE
-        number, requested, seen, count = 1, set(), set(), 0
-        while True:
+        query["page"] = 1
+        page, data = self._page(url_path, query)
+        seen = set()
+        self._unrepeated(seen, data, "page 1")
+        first_seen, count = set(seen), 0
+        for item in data:
+            yield item
+            count += 1
+            if limit and count >= limit:
+                return
+        number = self._next_page(page, data, 1, query["per_page"], count)
+        pages = self._page_count(page, data, query["per_page"]) if number == 2 else None
+        last = min(pages, int(math.ceil(limit / float(query["per_page"])))) if pages and limit else pages
+        if last is not None and last > 2:
+            items = self._side_by_side(url_path, query, page, last, last < pages, count, seen)
+            if items is not None:
+                for item in items:
+                    yield item
+                    count += 1
+                    if limit and count >= limit:
+                        return
+                return
+            seen = first_seen
+        requested = set([1])
+        while number is not None:
+            if number in requested:
+                raise self.wrong_answer("next_page %s names a page already read; stopped reading the list, which "
+                                        "would never end" % number)
             query["page"] = number
             requested.add(number)
             page, data = self._page(url_path, query)
@@ -406,11 +499,52 @@ class Client:
                 if limit and count >= limit:
                     return
             number = self._next_page(page, data, number, query["per_page"], count)
-            if number is None:
-                return
-            if number in requested:
-                raise self.wrong_answer("next_page %s names a page already read; stopped reading the list, which "
-                                        "would never end" % number)
+
+    @staticmethod
+    def _page_count(page, data, per_page):
+        """The pages of the list as its first page tells them; None where it does not tell, or says two things."""
+        size = _count(page.get("per_page")) or per_page
+        pages, total_count = _count(page.get("total_pages")), _count(page.get("total_count"))
+        counted = int(math.ceil(total_count / float(size))) if total_count else None
+        if len(data) != size or size != per_page or (pages and counted and pages != counted):
+            return None
+        return pages or counted
+
+    def _side_by_side(self, url_path, query, first, last, capped, count, seen):
+        """The items of pages 2 to last, read PARALLEL_PAGES at a time, in the API's order.
+
+        None (and a note in the debug output) where the pages do not fit together as the walk one after
+        another would have read them: other totals than the first page's, a page that says the list ends
+        elsewhere, an item (by id) on two pages; as when the list changed while the pages were read.
+        capped: last is where a limit stops the list, not its end.
+        """
+        def read(number):
+            return self._page(url_path, dict(query, page=number))
+
+        pages = read_side_by_side(read, list(range(2, last + 1)), PARALLEL_PAGES)
+        self.last = ("GET", url_path, 200)
+        totals = dict((key, first.get(key)) for key in ("total_pages", "total_count"))
+        ids = set(item.get("id") for item in first["data"])
+        items = []
+        for number, (page, data) in pages:
+            self._unrepeated(seen, data, "page %s" % number)
+            count += len(data)
+            following = self._next_page(page, data, number, query["per_page"], count)
+            expected = number + 1 if number < last or capped else None
+            problem = None
+            if dict((key, page.get(key)) for key in totals) != totals:
+                problem = "page %s gives other totals than page 1" % number
+            elif following != expected:
+                problem = "page %s is followed by %s, not %s" % (number, following, expected)
+            elif any(item.get("id") in ids for item in data if item.get("id") is not None):
+                problem = "page %s repeats an item of an earlier page" % number
+            if problem:
+                self.debug("GET %s: the pages read side by side do not fit together (%s); reading the list again "
+                           "one page after another" % (url_path, problem))
+                return None
+            ids.update(item.get("id") for item in data)
+            items.extend(data)
+        return items
 
     def _next_page(self, page, data, number, per_page, count):
         """The number of the page after this one, or None at the end of the list."""

@@ -18,7 +18,9 @@ The contract, each line tested in tests/unit/plugins/plugin_utils/test_in_proces
 - no_log values are masked everywhere in the result, booleans and None kept;
 - the invocation is added when a module would add it;
 - the task's environment keyword is what the logic sees, and the controller's is restored;
-- a no_log task's warnings are shown where ansible-core (before 2.19) would hide them with the result.
+- a no_log task's warnings are shown where ansible-core (before 2.19) would hide them with the result;
+- the Clients of a task borrow the worker's sessions (plugin_utils/sessions.py), so the items of a loop
+  share kept-alive connections.
 Private ansible-core APIs are used only through core_compat.
 """
 
@@ -38,6 +40,7 @@ from ansible.utils.display import Display
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import HAS_REQUESTS
 from ansible_collections.planetscale.cloud.plugins.plugin_utils import core_compat
+from ansible_collections.planetscale.cloud.plugins.plugin_utils.sessions import worker_pool
 
 SWITCH = "planetscale_in_process"
 # Before ansible-core 2.19 a no_log task's result is hidden whole, its warnings with it. A module's warnings
@@ -92,6 +95,8 @@ class InProcessAction(ActionBase):
     def _validate_and_execute(self, task_vars):
         validation = core_compat.validate_arguments(self.module_class.spec(), self._task.args)
         ctx = TaskContext(check_mode=bool(self._task.check_mode), diff=bool(self._task.diff))
+        ctx.sessions = worker_pool()  # the items of a loop share this worker's connections
+        ctx.debug = display.debug
         for warning in validation.warnings:
             ctx.warn(warning)
         for deprecation in validation.deprecations:

@@ -19,6 +19,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 from harness import Ansible, Emulator, HarnessError  # noqa: E402  pylint: disable=wrong-import-position
 from scenarios import READY_DELAY  # noqa: E402  pylint: disable=wrong-import-position
 
+SMOKE_DELAY = 0.005  # the WAN profile's one-way delay in the smoke run: counts are checked, never times
+
 
 @pytest.fixture(scope="session")
 def emulator(tmp_path_factory):
@@ -33,3 +35,15 @@ def emulator(tmp_path_factory):
 @pytest.fixture(scope="session")
 def ansible(tmp_path_factory):
     return Ansible(str(tmp_path_factory.mktemp("ansible")), results=False)
+
+
+@pytest.fixture(scope="session")
+def tls_emulator(tmp_path_factory):
+    """The emulator over TLS, for the WAN profile (behind the latency proxy)."""
+    try:
+        running = Emulator(str(tmp_path_factory.mktemp("tls-emulator") / "emulator.log"), ready_delay=READY_DELAY,
+                           tls=True, cert_dir=str(tmp_path_factory.mktemp("certs"))).start()
+    except HarnessError as error:
+        pytest.fail(str(error))
+    yield running
+    running.stop()

@@ -34,11 +34,28 @@ def rows(bench):
                                 requests=bench.last((key, variant), "requests"),
                                 methods=bench.last((key, variant), "methods"),
                                 task_runs=bench.last((key, variant), "task_runs"),
+                                connections=bench.last((key, variant), "connections"),
                                 runs=len(bench.results.get((key, variant), ())))
         row["ratio"] = _ratio(row.get("in_process", {}).get("wall"), row.get("uri", {}).get("wall"))
         row["module_ratio"] = _ratio(row.get("module", {}).get("wall"), row.get("uri", {}).get("wall"))
+        row["floor"] = round_trip_floor(bench, scenario, row.get("in_process", {}))
+        row["floor_ratio"] = _ratio(row.get("in_process", {}).get("wall"), row["floor"])
         rows.append(row)
     return rows
+
+
+def round_trip_floor(bench, scenario, run):
+    """What an in-process run cannot go below: Ansible's dispatch floor (the empty play, and the debug task's cost
+    per task run) and the round trips its requests need one after another (one per request, except the pages of a
+    list read side by side), at the profile's RTT (0 in the local profile)."""
+    empty, per_task = bench.median(("floor", "empty")), per_task_cost(bench, ("floor", "debug"))
+    if empty is None or per_task is None or run.get("requests") is None or run.get("task_runs") is None:
+        return None
+    return empty + run["task_runs"] * per_task + scenario.round_trips("in_process", run["requests"]) * rtt_of(bench)
+
+
+def rtt_of(bench):
+    return getattr(bench.link, "rtt", 0.0) if getattr(bench, "link", None) is not None else 0.0
 
 
 def summarize(bench):
@@ -50,8 +67,8 @@ def summarize(bench):
     runs = dict((variant, sorted(set(len(bench.results.get((s.key, variant), ())) for s in bench.scenarios)))
                 for variant in bench.variants)
     return dict(rows=rows(bench), floor=floor, per_task=per_task, sizes=bench.sizes, runs=runs,
-                load=_spread(bench.loads), machine=machine(),
-                duration=bench.duration())
+                load=_spread(bench.loads), machine=machine(), duration=bench.duration(),
+                profile=getattr(bench.link, "name", "local"), rtt=rtt_of(bench))
 
 
 def _ratio(a, b):
@@ -83,18 +100,22 @@ def _ms(value):
 
 
 def table(summary):
-    """The results as Markdown tables (the same text is printed and written)."""
+    """The results of one profile as Markdown tables (the same text is printed and written)."""
     lines = [
-        "| # | scenario | collection (in-process) | uri | ratio | collection (module path) | module/uri "
-        "| requests: collection / module / uri | task runs: collection / uri |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| # | scenario | collection (in-process) | floor | in-process/floor | uri | in-process/uri "
+        "| collection (module path) | module/uri | requests: collection / module / uri "
+        "| connections: collection / module / uri | task runs: collection / uri |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in summary["rows"]:
         inp, mod, uri = (row.get(v, {}) for v in VARIANTS)
-        lines.append("| %d | %s | %s s | %s s | **%s** | %s s | %s | %s / %s / %s | %s / %s |" % (
-            row["number"], row["title"], _s(inp.get("wall")), _s(uri.get("wall")), _s(row["ratio"]),
-            _s(mod.get("wall")), _s(row["module_ratio"]), _n(inp.get("requests")), _n(mod.get("requests")),
-            _n(uri.get("requests")), _n(inp.get("task_runs")), _n(uri.get("task_runs"))))
+        lines.append("| %d | %s | %s s | %s s | %s | %s s | **%s** | %s s | %s | %s / %s / %s | %s / %s / %s "
+                     "| %s / %s |" % (
+                         row["number"], row["title"], _s(inp.get("wall")), _s(row.get("floor")),
+                         _s(row.get("floor_ratio")), _s(uri.get("wall")), _s(row["ratio"]), _s(mod.get("wall")),
+                         _s(row["module_ratio"]), _n(inp.get("requests")), _n(mod.get("requests")),
+                         _n(uri.get("requests")), _n(inp.get("connections")), _n(mod.get("connections")),
+                         _n(uri.get("connections")), _n(inp.get("task_runs")), _n(uri.get("task_runs"))))
     floor, per_task, repeats = summary["floor"], summary["per_task"], summary["sizes"]["repeats"]
     lines += [
         "",
@@ -147,32 +168,72 @@ def verdicts(summary):
     return found
 
 
+def wan_verdicts(wan, local=None):
+    """The WAN profile's targets (issue 22), each with the measured value and whether it is met."""
+    found, by_key = [], dict((row["key"], row) for row in wan["rows"])
+    loop = by_key.get("loop", {})
+    inp, uri = loop.get("in_process", {}), loop.get("uri", {})
+    if inp.get("connections") is not None:
+        found.append(("WAN, loop: in-process opens 1 connection (uri: one per item)", "%s (uri: %s)" % (
+            inp["connections"], _n(uri.get("connections"))), inp["connections"] == 1))
+    if loop.get("floor_ratio") is not None:
+        found.append(("WAN, loop: in-process within 1.3x of the round-trip floor", "%.2f" % loop["floor_ratio"],
+                      loop["floor_ratio"] <= 1.3))
+    listed, local_rows = by_key.get("list", {}), dict((row["key"], row) for row in (local or {}).get("rows", ()))
+    wall, local_wall = listed.get("in_process", {}).get("wall"), local_rows.get("list", {}).get("in_process", {}).get("wall")
+    if wall is not None and local_wall is not None and wan.get("rtt"):
+        trips = (wall - local_wall) / wan["rtt"]
+        found.append(("WAN, list: at most 10 round trips beyond the local profile's time", "%.1f" % trips,
+                      trips <= 10))
+    for row in wan["rows"]:
+        if row["ratio"] is not None:
+            found.append(("WAN, scenario %d: in-process at most 0.1x of uri's wall time" % row["number"],
+                          "%.2f" % row["ratio"], row["ratio"] <= 0.1))
+    return found
+
+
 COLORS = dict(in_process="#2a9d8f", module="#e9c46a", uri="#e76f51", debug="#8d99ae")
 PER_TASK_LABELS = dict(debug="debug\n(the floor)", in_process="user_info\nin-process", module="user_info\nmodule path",
                        uri="uri GET")
 
 
-def chart(summary, path):
+def profiles_of(summaries):
+    """{profile: summary}: one summary (the local profile) or several by profile."""
+    return dict(local=summaries) if "rows" in summaries else summaries
+
+
+def chart(summaries, path):
     import matplotlib  # pylint: disable=import-outside-toplevel
     import matplotlib.ticker  # pylint: disable=import-outside-toplevel
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
 
-    rows = summary["rows"]
-    figure, (left, right) = plt.subplots(1, 2, figsize=(13, 5.4), gridspec_kw=dict(width_ratios=[3, 1.5]))
+    profiles = profiles_of(summaries)
+    shown = [name for name in ("local", "wan") if name in profiles]
+    figure, axes = plt.subplots(1, len(shown) + 1, figsize=(6.5 * len(shown) + 4, 5.4),
+                                gridspec_kw=dict(width_ratios=[3] * len(shown) + [1.5]))
     width = 0.27
-    for index, variant in enumerate(VARIANTS):
-        values = [row.get(variant, {}).get("wall") or 0 for row in rows]
-        bars = left.bar([n + (index - 1) * width for n in range(len(rows))], values, width,
-                        label=VARIANT_LABELS[variant], color=COLORS[variant])
-        left.bar_label(bars, fmt="%.1f", fontsize=7, padding=1)
-    left.set_xticks(range(len(rows)))
-    left.set_xticklabels(["%d. %s" % (row["number"], row["key"].replace("_", " ")) for row in rows])
-    left.set_ylabel("wall time of the playbook, s (median)")
-    left.set_title("The same outcome: the collection and ansible.builtin.uri")
-    left.legend(frameon=False)
-    per_task = summary["per_task"]
+    for left, name in zip(axes, shown):
+        summary = profiles[name]
+        rows = summary["rows"]
+        for index, variant in enumerate(VARIANTS):
+            values = [row.get(variant, {}).get("wall") or 0 for row in rows]
+            bars = left.bar([n + (index - 1) * width for n in range(len(rows))], values, width,
+                            label=VARIANT_LABELS[variant], color=COLORS[variant])
+            left.bar_label(bars, fmt="%.1f", fontsize=7, padding=1)
+        floors = [row.get("floor") for row in rows]
+        left.scatter([n - width for n, value in enumerate(floors) if value is not None],
+                     [value for value in floors if value is not None], marker="_", s=300, color="#222222",
+                     label="round-trip floor", zorder=3)
+        left.set_xticks(range(len(rows)))
+        left.set_xticklabels(["%d. %s" % (row["number"], row["key"].replace("_", " ")) for row in rows], fontsize=8)
+        left.set_ylabel("wall time of the playbook, s (median)")
+        left.set_title("%s profile%s" % (name, ": TLS, %.0f ms round trip" % (summary["rtt"] * 1000)
+                                         if summary.get("rtt") else ": plain HTTP on this machine"))
+        left.legend(frameon=False, fontsize=8)
+    right = axes[-1]
+    per_task = profiles[shown[0]]["per_task"]
     names = [name for name in PER_TASK_LABELS if per_task.get(name) is not None]
     bars = right.bar(range(len(names)), [per_task[name] * 1000 for name in names],
                      color=[COLORS[name] for name in names])
@@ -183,7 +244,8 @@ def chart(summary, path):
     right.set_xticks(range(len(names)))
     right.set_xticklabels([PER_TASK_LABELS[name] for name in names], fontsize=8)
     right.set_ylabel("ms per task (log scale)")
-    right.set_title("Per-task cost (scenario 5)")
+    right.set_title("Per-task cost (scenario 5, %s)" % shown[0])
+    summary = profiles[shown[0]]
     load = summary.get("load") or {}
     figure.text(0.01, 0.01, "%d cores, ansible-core %s, Python %s; 1-minute load average during the run %s to %s" % (
         summary["machine"]["cores"], summary["machine"]["ansible_core"], summary["machine"]["python"],
@@ -214,6 +276,24 @@ of load hits every variant; the slow ones are repeated only as far as the time b
 (each of them averages the load over hundreds of tasks). Requests are counted by the
 emulator. A task run is a task or loop item that ran: skipped items do not count, retries
 of `until` do.
+
+Two profiles, run one after the other on the same machine:
+
+- **local**: the emulator on this machine over plain HTTP, where a round trip costs about a
+  millisecond;
+- **WAN**: the emulator over TLS behind a TCP proxy on localhost that delays every byte by
+  {delay_ms} one way (`tests/bench/latency_proxy.py`), so a round trip costs {rtt_ms}, as users reach
+  the platform over the internet; the proxy counts the TCP connections each run opens.
+
+The **floor** beside each figure is what the in-process run cannot go below: the empty play,
+plus the debug task's cost for each of its task runs (Ansible's dispatch), plus one round trip
+per request (for the list: the first page, then one round trip per four pages read side by side).
+A new connection costs more round trips than that (TCP, then TLS), which is what
+keeping connections across a loop's items saves.
+
+To reproduce: `make bench` (the full run, about 20 minutes on 2 cores; rewrites this page and
+the chart), or `.venv/bench/bin/python tests/bench/run.py --profiles wan --delay 0.025 --no-write`
+for one profile without writing. Run it on an otherwise idle machine.
 
 Machine: {cores} cores, {system}, Python {python}, ansible-core {ansible_core}. The run took
 {duration}. The 1-minute load average was {load}: {load_meaning}
@@ -278,22 +358,29 @@ def load_meaning(median, cores):
             "compare the ratios.")
 
 
-def document(summary, path_md, path_png):
+def document(summaries, path_md, path_png):
+    profiles = profiles_of(summaries)
+    summary = profiles.get("local") or list(profiles.values())[0]
+    wan = profiles.get("wan")
     load = summary["load"] or {}
     short = dict(in_process="in-process", module="module path", uri="uri")
     runs = ", ".join("%s %s" % (short[variant], "/".join(map(str, counts))) for variant, counts in summary["runs"].items())
     runs += ", the floor %d" % summary["floor"]["empty"]["runs"]
-    duration = summary.get("duration")
+    duration = sum(p.get("duration") or 0 for p in profiles.values())
+    rtt = wan["rtt"] if wan else 0.05
     text = DOC_INTRO.format(runs=runs, ready_delay=READY_DELAY,
                             duration="%d min %02d s" % divmod(int(duration), 60) if duration else "–",
                             load="%s to %s, median %s" % (
                                 _s(load.get("min")), _s(load.get("max")), _s(load.get("median"))),
                             load_meaning=load_meaning(load.get("median"), summary["machine"].get("cores")),
-                            **summary["machine"])
-    text += table(summary) + "\n\n![Wall time per scenario and per-task cost](%s)\n\n" % os.path.basename(path_png)
+                            delay_ms=_ms(rtt / 2), rtt_ms=_ms(rtt), **summary["machine"])
+    for name, title in (("local", "Local profile"), ("wan", "WAN profile")):
+        if name in profiles:
+            text += "## %s\n\n%s\n\n" % (title, table(profiles[name]))
+    text += "![Wall time per scenario, both profiles, and per-task cost](%s)\n\n" % os.path.basename(path_png)
+    found = verdicts(summary) + (wan_verdicts(wan, profiles.get("local")) if wan else [])
     text += "## Targets\n\n| target | measured | met |\n|---|---|---|\n"
-    text += "".join("| %s | %s | %s |\n" % (name, value, "yes" if ok else "**no**")
-                    for name, value, ok in verdicts(summary))
+    text += "".join("| %s | %s | %s |\n" % (name, value, "yes" if ok else "**no**") for name, value, ok in found)
     per_task = summary["per_task"]
     text += DOC_NOTES.format(debug=_ms(per_task.get("debug")), in_process=_ms(per_task.get("in_process")),
                              uri=_ms(per_task.get("uri")))

@@ -10,8 +10,12 @@ ansible-playbook several times, and records the wall time (median), the CPU time
 ansible-playbook and its workers, the HTTP requests the emulator served and the task runs
 (runner.py). Writes docs/benchmarks.md and docs/benchmarks.png and prints the table (report.py).
 
-    python tests/bench/run.py                 # the full benchmark (make bench)
+Two profiles (links.py): local (the emulator over plain HTTP on this machine) and wan (over TLS
+behind a latency-injecting proxy, --delay seconds one way, which counts the TCP connections).
+
+    python tests/bench/run.py                 # the full benchmark, both profiles (make bench)
     python tests/bench/run.py --runs 1 --slow-runs 1 --scenarios noop,list --no-write
+    python tests/bench/run.py --profiles wan --delay 0.05 --no-write
 
 Run it with the Python of a virtualenv that has ansible-core (and matplotlib for the
 chart): ansible-playbook is taken from beside that Python.
@@ -31,27 +35,38 @@ sys.path[:0] = [HERE, os.path.dirname(HERE)]  # the benchmark's modules, and tes
 
 # pylint: disable=wrong-import-position
 from harness import EMULATOR_PYTHON, ROOT, Ansible, Emulator, HarnessError  # noqa: E402
-from report import chart, document, summarize, table, verdicts  # noqa: E402
+from latency_proxy import DEFAULT_DELAY  # noqa: E402
+from links import PROFILES, LocalLink, WanLink  # noqa: E402
+from report import chart, document, summarize, table, verdicts, wan_verdicts  # noqa: E402
 from runner import Bench, loads  # noqa: E402
 from scenarios import FULL, READY_DELAY, SCENARIOS, SMOKE, VARIANTS, BenchError  # noqa: E402
 
 
 def measure(args):
-    """Run the benchmark as the command line says: (summary, results)."""
+    """Run the benchmark as the command line says: ({profile: summary}, {profile: results})."""
     scenarios = args.scenarios.split(",") if args.scenarios else None
-    workdir = tempfile.mkdtemp(prefix="planetscale-bench-")
-    try:
-        ansible = Ansible(os.path.join(workdir, "ansible"), results=False)
-        with Emulator(os.path.join(workdir, "emulator.log"), python=args.emulator_python, port=args.port,
-                      ready_delay=READY_DELAY) as emulator:
-            print("emulator at %s; load %s" % (emulator.url, loads()))
-            bench = Bench(emulator, ansible, sizes=SMOKE if args.smoke else FULL, scenarios=scenarios,
-                          variants=args.variants.split(","), runs=args.runs, slow_runs=args.slow_runs,
-                          budget=args.budget)
-            bench.run()
-        return summarize(bench), bench.results
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    summaries, results = {}, {}
+    for profile in args.profiles.split(","):
+        workdir = tempfile.mkdtemp(prefix="planetscale-bench-")
+        try:
+            ansible = Ansible(os.path.join(workdir, "ansible"), results=False)
+            with Emulator(os.path.join(workdir, "emulator.log"), python=args.emulator_python, port=args.port,
+                          ready_delay=READY_DELAY, tls=profile == "wan",
+                          cert_dir=os.path.join(workdir, "certs") if profile == "wan" else None) as emulator:
+                link = WanLink(emulator, delay=args.delay) if profile == "wan" else LocalLink(emulator)
+                try:
+                    print("%s profile: emulator at %s, playbooks at %s; load %s" % (
+                        profile, emulator.url, link.api_url, loads()))
+                    bench = Bench(emulator, ansible, sizes=SMOKE if args.smoke else FULL, scenarios=scenarios,
+                                  variants=args.variants.split(","), runs=args.runs, slow_runs=args.slow_runs,
+                                  budget=args.budget, link=link)
+                    bench.run()
+                finally:
+                    link.close()
+            summaries[profile], results[profile] = summarize(bench), bench.results
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+    return summaries, results
 
 
 # Command line ------------------------------------------------------------------------------------
@@ -61,10 +76,13 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--runs", type=int, default=5, help="runs of the in-process variant and the floor")
     parser.add_argument("--slow-runs", type=int, default=3, help="runs of the module path and the uri variant")
-    parser.add_argument("--budget", type=float, default=540, help="seconds after which no repeat run starts")
+    parser.add_argument("--budget", type=float, default=540,
+                        help="seconds (per profile) after which no repeat run starts")
     parser.add_argument("--scenarios", help="comma-separated keys: " + ",".join(cls.key for cls in SCENARIOS))
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated: " + ",".join(VARIANTS))
     parser.add_argument("--smoke", action="store_true", help="tiny sizes (the test suite's)")
+    parser.add_argument("--profiles", default=",".join(PROFILES), help="comma-separated: " + ",".join(PROFILES))
+    parser.add_argument("--delay", type=float, default=DEFAULT_DELAY, help="the WAN profile's one-way delay, seconds")
     parser.add_argument("--emulator-python", default=EMULATOR_PYTHON, help="the emulator's Python (EMULATOR_PYTHON)")
     parser.add_argument("--port", type=int, default=0, help="emulator port (0: a free one)")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs"), help="where benchmarks.md/png go")
@@ -75,43 +93,58 @@ def parse_args(argv=None):
 
 
 def load_summary(path):
-    """The summary of the runs a previous run saved with --json, computed by this version of the report."""
+    """The summaries of the runs a previous run saved with --json, computed by this version of the report:
+    ({profile: summary}, {profile: results})."""
     with open(path, encoding="utf-8") as handle:
         saved = json.load(handle)
-    keys = [tuple(key.split("/", 1)) for key in saved["results"]]
-    bench = Bench(None, None, sizes=saved["sizes"], scenarios=set(k for k, _v in keys if k != "floor"),
-                  variants=[v for v in VARIANTS if any(variant == v for k, variant in keys if k != "floor")])
-    bench.results = dict((tuple(key.split("/", 1)), runs) for key, runs in saved["results"].items())
-    summary = summarize(bench)
-    summary.update((name, saved[name]) for name in ("load", "machine", "duration", "runs"))
-    return summary, bench.results
+    profiles = saved["profiles"] if "profiles" in saved else dict(local=saved)
+    summaries, results = {}, {}
+    for profile, found in profiles.items():
+        keys = [tuple(key.split("/", 1)) for key in found["results"]]
+        bench = Bench(None, None, sizes=found["sizes"], scenarios=set(k for k, _v in keys if k != "floor"),
+                      variants=[v for v in VARIANTS if any(variant == v for k, variant in keys if k != "floor")])
+        bench.link = _SavedLink(profile, found.get("rtt", 0.0))
+        bench.results = dict((tuple(key.split("/", 1)), runs) for key, runs in found["results"].items())
+        summary = summarize(bench)
+        summary.update((name, found[name]) for name in ("load", "machine", "duration", "runs"))
+        summaries[profile], results[profile] = summary, bench.results
+    return summaries, results
+
+
+class _SavedLink:
+    def __init__(self, name, rtt):
+        self.name, self.rtt = name, rtt
 
 
 def main(argv=None):
     args = parse_args(argv)
     if args.from_json:
-        summary, results = load_summary(args.from_json)
+        summaries, results = load_summary(args.from_json)
         args.json = None
     else:
         try:
-            summary, results = measure(args)
+            summaries, results = measure(args)
         except (BenchError, HarnessError) as error:
             print("benchmark failed: %s" % error, file=sys.stderr)
             return 1
+    found = []
+    for profile, summary in summaries.items():
+        print("\n%s profile\n\n%s" % (profile, table(summary)))
+        found += verdicts(summary) if profile == "local" else wan_verdicts(summary, summaries.get("local"))
     print()
-    print(table(summary))
-    print()
-    for name, value, ok in verdicts(summary):
+    for name, value, ok in found:
         print("%-4s %s: %s" % ("ok" if ok else "MISS", name, value))
     if args.json:
         os.makedirs(os.path.dirname(args.json), exist_ok=True)
         with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(dict(summary, results={"%s/%s" % key: runs for key, runs in results.items()}), handle, indent=1)
+            json.dump(dict(profiles=dict((profile, dict(summary, results={"%s/%s" % key: runs for key, runs in
+                                                                          results[profile].items()}))
+                                         for profile, summary in summaries.items())), handle, indent=1)
     if not args.no_write:
         os.makedirs(args.out, exist_ok=True)
         path_md, path_png = os.path.join(args.out, "benchmarks.md"), os.path.join(args.out, "benchmarks.png")
-        chart(summary, path_png)
-        document(summary, path_md, path_png)
+        chart(summaries, path_png)
+        document(summaries, path_md, path_png)
         print("\nwrote %s and %s" % (os.path.relpath(path_md), os.path.relpath(path_png)))
     return 0
 

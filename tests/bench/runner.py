@@ -36,8 +36,9 @@ class Bench:
     """
 
     def __init__(self, emulator, ansible, sizes=None, scenarios=None, variants=VARIANTS, runs=5, slow_runs=3,
-                 budget=None, floor=True, log=print):
+                 budget=None, floor=True, log=print, link=None):
         self.emulator = emulator
+        self.link = link  # links.LocalLink or links.WanLink: where the playbooks reach the emulator
         self.ansible = ansible  # a harness.Ansible with results=False: statuses and counts, no result bodies
         self.sizes = dict(sizes or FULL)
         self.scenarios = [cls(self.sizes) for cls in SCENARIOS if scenarios is None or cls.key in scenarios]
@@ -105,18 +106,31 @@ class Bench:
     def measure_floor(self, name):
         self.emulator.reset()
         run = measure_once(self.ansible, self.playbook(os.path.join(PLAYBOOKS, FLOOR_PLAYBOOKS[name])),
-                           base_vars(self.emulator))
+                           self.base_vars())
         self.record(("floor", name), run, Counter())
 
+    def base_vars(self):
+        if self.link is None:
+            return base_vars(self.emulator)
+        return base_vars(self.emulator, self.link.api_url, self.link.ca_path)
+
     def measure(self, scenario, variant):
-        extra_vars = dict(base_vars(self.emulator), **scenario.prepare(self.emulator))
+        extra_vars = dict(self.base_vars(), **scenario.prepare(self.emulator))
         self.emulator.clear_requests()
+        if self.link is not None:
+            self.link.clear()
         run = measure_once(self.ansible, self.playbook(scenario.playbook(variant)), extra_vars,
                            in_process=(variant != "module"))
+        connections = self.link.connections() if self.link is not None else None
         methods = Counter(r["method"] for r in self.emulator.requests())
         scenario.check(self.emulator, run)
-        run = self.record((scenario.key, variant), run, methods)
+        run = self.record((scenario.key, variant), dict(run, connections=connections), methods)
         run["problems"] = scenario.expected(variant).problems(methods, run["task_runs"], retries_count=variant == "uri")
+        if connections is not None:
+            fewest, most = scenario.connections(variant, run["task_runs"])
+            if not fewest <= connections <= most:
+                run["problems"].append("connections: %d, expected %s" % (
+                    connections, fewest if fewest == most else "%d to %d" % (fewest, most)))
         if run["problems"]:
             self.log("  %s/%s is not as expected: %s" % (scenario.key, variant, "; ".join(run["problems"])))
         return run
@@ -125,8 +139,9 @@ class Bench:
         self.loads.append(os.getloadavg()[0])
         run = dict(run, requests=sum(methods.values()), methods=dict(methods))
         self.results.setdefault(key, []).append(run)
-        self.log("  %-12s %-10s %7.2fs wall %7.2fs cpu %5d requests %4d task runs" % (
-            key[0], key[1], run["wall"], run["cpu"], run["requests"], run["task_runs"]))
+        self.log("  %-12s %-10s %7.2fs wall %7.2fs cpu %5d requests %4d task runs %s connections" % (
+            key[0], key[1], run["wall"], run["cpu"], run["requests"], run["task_runs"],
+            "–" if run.get("connections") is None else run["connections"]))
         return run
 
     def median(self, key, field="wall"):

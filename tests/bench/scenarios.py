@@ -23,8 +23,10 @@ DESCRIPTION = "Owned by the benchmark"
 PASSWORD_NAME = "app"
 
 # repeats: tasks of the one-request and debug playbooks (they have 50; fewer runs the first ones)
-FULL = dict(teams=40, passwords=40, branches=10, members=5000, repeats=50)
-SMOKE = dict(teams=2, passwords=2, branches=1, members=250, repeats=3)
+# loop: items of the loop scenario's one task
+FULL = dict(teams=40, passwords=40, branches=10, members=5000, repeats=50, loop=40)
+SMOKE = dict(teams=2, passwords=2, branches=1, members=250, repeats=3, loop=3)
+PARALLEL_PAGES = 4  # the client's PARALLEL_PAGES: connections a list may open at once
 
 VARIANTS = ("in_process", "module", "uri")
 VARIANT_LABELS = dict(in_process="collection, in-process", module="collection, module path", uri="ansible.builtin.uri")
@@ -34,13 +36,17 @@ class BenchError(Exception):
     """The benchmark cannot go on: a playbook failed, or a run did not reach its scenario's end state."""
 
 
-def base_vars(emulator):
-    """The variables every playbook of the benchmark takes: the emulator's API and credentials."""
+def base_vars(emulator, api_url=None, ca_path=None):
+    """The variables every playbook of the benchmark takes: the emulator's API (api_url: where the playbooks
+    reach it, the latency proxy in the WAN profile; ca_path: the CA of its certificate) and credentials."""
     world = emulator.world
-    return dict(bench_api_url=emulator.api_url, bench_organization=world["organization"],
-                bench_database=world["database"], bench_branch=world["branch"],
-                bench_service_token_id=world["service_token"]["id"],
-                bench_service_token=world["service_token"]["token"])
+    found = dict(bench_api_url=api_url or emulator.api_url, bench_organization=world["organization"],
+                 bench_database=world["database"], bench_branch=world["branch"],
+                 bench_service_token_id=world["service_token"]["id"],
+                 bench_service_token=world["service_token"]["token"])
+    if ca_path:
+        found["bench_ca_path"] = ca_path
+    return found
 
 
 class Scenario:
@@ -74,6 +80,19 @@ class Scenario:
     def check(self, emulator, run):
         """Raise BenchError when the run did not reach the scenario's end state."""
 
+    tasks = 1  # tasks of the collection's playbook (in-process, each runs in a worker process of its own)
+
+    def round_trips(self, variant, requests):
+        """Round trips one after another that a run's requests need at least: one each."""
+        return requests
+
+    def connections(self, variant, task_runs):
+        """(fewest, most) TCP connections a run may open: in-process one per task, as its loop items share the
+        worker's; through a module process (the module path, uri) one per task run."""
+        if variant == "in_process":
+            return 1, self.tasks
+        return task_runs, task_runs
+
 
 class Expected:
     """The requests (by method) and task runs of a run; polls add up to `polls` more GETs (and retries)."""
@@ -104,7 +123,7 @@ class Expected:
 
 
 class NoOp(Scenario):
-    key, number = "noop", 1
+    key, number, tasks = "noop", 1, 2
 
     @property
     def title(self):
@@ -154,7 +173,7 @@ class Update(Scenario):
 
 
 class Create(Scenario):
-    key, number = "create", 3
+    key, number, tasks = "create", 3, 3
 
     @property
     def title(self):
@@ -202,6 +221,16 @@ class List(Scenario):
         # uri: the first page, a loop over the others, a set_fact that joins them
         return Expected(dict(GET=pages), pages + 1 if variant == "uri" else 1)
 
+    def round_trips(self, variant, requests):
+        if variant == "uri":
+            return requests
+        return 1 + int(math.ceil((requests - 1) / float(PARALLEL_PAGES)))  # the first page, then 4 at a time
+
+    def connections(self, variant, task_runs):
+        if variant == "uri":
+            return task_runs - 1, task_runs - 1  # the set_fact opens none
+        return 1, PARALLEL_PAGES  # the pages after the first, read PARALLEL_PAGES at a time
+
 
 class OneRequest(Scenario):
     key, number = "one_request", 5
@@ -217,7 +246,26 @@ class OneRequest(Scenario):
     def expected(self, variant):
         return Expected(dict(GET=self.sizes["repeats"]), self.sizes["repeats"])
 
+    def connections(self, variant, task_runs):
+        return task_runs, task_runs  # one task each: nothing to share
 
-SCENARIOS = (NoOp, Update, Create, List, OneRequest)
+
+class Loop(Scenario):
+    key, number = "loop", 6
+
+    @property
+    def title(self):
+        return "loop: %(loop)d teams read in one task's loop" % self.sizes
+
+    def prepare(self, emulator):
+        emulator.reset()
+        created = emulator.seed(teams=dict(count=self.sizes["loop"], prefix="bench"))
+        return dict(bench_teams=created["teams"])
+
+    def expected(self, variant):
+        return Expected(dict(GET=self.sizes["loop"]), self.sizes["loop"])
+
+
+SCENARIOS = (NoOp, Update, Create, List, OneRequest, Loop)
 FLOOR_PLAYBOOKS = dict(empty="startup.empty.yml", debug="floor.debug.yml")
 TRUNCATED = ("one_request.collection.yml", "one_request.uri.yml", "floor.debug.yml")

@@ -15,14 +15,23 @@ from collections import Counter
 
 import pytest
 
-from report import summarize, table, verdicts
+from conftest import SMOKE_DELAY
+from links import LocalLink, WanLink
+from report import document, summarize, table, verdicts, wan_verdicts
 from runner import Bench
 from scenarios import FLOOR_PLAYBOOKS, SCENARIOS, SMOKE, VARIANTS
 
 
 @pytest.fixture(scope="module")
 def bench(emulator, ansible):
-    return Bench(emulator, ansible, sizes=SMOKE, log=lambda line: None)
+    return Bench(emulator, ansible, sizes=SMOKE, log=lambda line: None, link=LocalLink(emulator))
+
+
+@pytest.fixture(scope="module")
+def wan_bench(tls_emulator, ansible):
+    link = WanLink(tls_emulator, delay=SMOKE_DELAY)
+    yield Bench(tls_emulator, ansible, sizes=SMOKE, log=lambda line: None, link=link)
+    link.close()
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -30,7 +39,24 @@ def bench(emulator, ansible):
 def test_scenario_costs_what_it_should(bench, scenario, variant):
     found = [s for s in bench.scenarios if s.key == scenario][0]
     run = bench.measure(found, variant)
+    assert run["problems"] == []  # requests, task runs and connections (LocalLink: counted by the emulator)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("scenario", [cls.key for cls in SCENARIOS])
+def test_wan_scenario_costs_what_it_should(wan_bench, scenario, variant):
+    """The WAN profile: over TLS through the latency proxy, which counts the connections."""
+    found = [s for s in wan_bench.scenarios if s.key == scenario][0]
+    run = wan_bench.measure(found, variant)
     assert run["problems"] == []
+    assert run["connections"] >= 1
+
+
+def test_a_loop_shares_one_connection_in_process_and_opens_one_per_item_otherwise(wan_bench):
+    loop = [s for s in wan_bench.scenarios if s.key == "loop"][0]
+    counts = dict((variant, wan_bench.measure(loop, variant)["connections"]) for variant in VARIANTS)
+    items = SMOKE["loop"]
+    assert counts == dict(in_process=1, module=items, uri=items)
 
 
 def test_the_collection_is_at_the_minimum_of_requests():
@@ -59,3 +85,20 @@ def test_the_report_of_the_runs_above_renders(bench):
     text = table(summary)
     assert text.count("\n| ") >= len(SCENARIOS) and "| `ansible.builtin.debug`: the dispatch floor |" in text
     assert all(isinstance(ok, bool) for _name, _value, ok in verdicts(summary))
+
+
+def test_the_page_shows_both_profiles_with_floors_and_connections(bench, wan_bench, tmp_path):
+    """docs/benchmarks.md as make bench writes it, from the smoke runs of both profiles above (the chart needs
+    matplotlib, which .venv/bench has: make bench draws it)."""
+    if not bench.results or not wan_bench.results:
+        pytest.skip("no run of both profiles was measured in this session (run the whole file)")
+    summaries = dict(local=summarize(bench), wan=summarize(wan_bench))
+    assert summaries["wan"]["rtt"] == 2 * SMOKE_DELAY and summaries["local"]["rtt"] == 0
+    path = tmp_path / "benchmarks.md"
+    document(summaries, str(path), str(tmp_path / "benchmarks.png"))
+    text = path.read_text(encoding="utf-8")
+    assert "## Local profile" in text and "## WAN profile" in text
+    assert text.count("| connections: collection / module / uri |") == 2
+    found = dict((name, (value, ok)) for name, value, ok in wan_verdicts(summaries["wan"], summaries["local"]))
+    loop = found["WAN, loop: in-process opens 1 connection (uri: one per item)"]
+    assert loop == ("1 (uri: %d)" % SMOKE["loop"], True)

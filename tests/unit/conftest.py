@@ -19,6 +19,7 @@ class ScriptedServer:
         self.script = []
         self.default = (200, {}, {})
         self.requests = []
+        self.connections = 0  # TCP connections accepted
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -54,7 +55,13 @@ class ScriptedServer:
 
             do_GET = do_POST = do_PATCH = do_DELETE = _answer
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Counting(ThreadingHTTPServer):
+            def get_request(self):
+                accepted = super().get_request()
+                server.connections += 1
+                return accepted
+
+        self.httpd = Counting(("127.0.0.1", 0), Handler)
         self.url = "http://127.0.0.1:%d" % self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs=dict(poll_interval=0.05), daemon=True)
         self.thread.start()

@@ -1,0 +1,123 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A TCP proxy on localhost that delays every byte by a one-way delay in each direction, and counts
+the connections it accepts: the benchmark's WAN profile puts it in front of the emulator (over TLS,
+which passes through untouched), so a round trip costs 2 x delay as over the internet.
+
+Each direction is a queue of (due time, chunk): a chunk read at t is written at t + delay, in order,
+so the link keeps its bandwidth and only its latency grows (a TCP or TLS handshake pays the round
+trips it needs). Standard library only (asyncio, in a thread of its own).
+
+    proxy = LatencyProxy("127.0.0.1", 8443, delay=0.025).start()   # proxy.port: where clients connect
+    proxy.connections                                               # accepted since start or reset()
+    proxy.stop()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+DEFAULT_DELAY = 0.025  # seconds one way: a 50 ms round trip
+CHUNK = 65536
+
+
+class LatencyProxy:
+    def __init__(self, target_host, target_port, delay=DEFAULT_DELAY, host="127.0.0.1", port=0):
+        self.target = (target_host, target_port)
+        self.delay = delay
+        self.host = host
+        self.port = port
+        self.connections = 0  # accepted since start or reset()
+        self._lock = threading.Lock()
+        self._loop = None
+        self._server = None
+        self._thread = None
+        self._ready = threading.Event()
+        self._error = None
+
+    def reset(self):
+        with self._lock:
+            self.connections = 0
+
+    def start(self, timeout=10):
+        self._thread = threading.Thread(target=self._run, name="latency-proxy", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(timeout) or self._error:
+            raise RuntimeError("the latency proxy did not start: %s" % (self._error or "timed out"))
+        return self
+
+    def stop(self):
+        if self._loop is not None and self._loop.is_running():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+        if self._thread is not None:
+            self._thread.join(10)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc_info):
+        self.stop()
+
+    def _run(self):
+        self._loop = asyncio.new_event_loop()
+        try:
+            self._server = self._loop.run_until_complete(asyncio.start_server(self._serve, self.host, self.port))
+            self.port = self._server.sockets[0].getsockname()[1]
+        except OSError as error:
+            self._error = error
+            self._ready.set()
+            return
+        self._ready.set()
+        try:
+            self._loop.run_forever()
+        finally:
+            self._server.close()
+            pending = asyncio.all_tasks(self._loop)
+            for task in pending:
+                task.cancel()
+            self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            self._loop.close()
+
+    async def _serve(self, client_reader, client_writer):
+        with self._lock:
+            self.connections += 1
+        try:
+            upstream_reader, upstream_writer = await asyncio.open_connection(*self.target)
+        except OSError:
+            client_writer.close()
+            return
+        await asyncio.gather(self._pipe(client_reader, upstream_writer), self._pipe(upstream_reader, client_writer),
+                             return_exceptions=True)
+        for writer in (client_writer, upstream_writer):
+            writer.close()
+
+    async def _pipe(self, reader, writer):
+        """Copy reader to writer, each chunk delay seconds after it was read; end with the sender's end."""
+        queue = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+
+        async def deliver():
+            while True:
+                due, chunk = await queue.get()
+                wait = due - loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                if not chunk:
+                    if writer.can_write_eof():
+                        writer.write_eof()
+                    return
+                writer.write(chunk)
+                await writer.drain()
+
+        delivering = asyncio.ensure_future(deliver())
+        try:
+            while True:
+                chunk = await reader.read(CHUNK)
+                queue.put_nowait((loop.time() + self.delay, chunk))
+                if not chunk:
+                    break
+            await delivering
+        except (ConnectionError, OSError):
+            delivering.cancel()
