@@ -31,6 +31,22 @@ ORG_PATH = "^/v1/organizations/acme"
 DB_PATH = ORG_PATH + "/databases/app"
 
 
+def _faults_met(emulator, run, rules, figures):
+    """After a run under one fault per write: every write met its fault, the run failed nowhere and every task
+    reported a change; the fault rules are cleared and the request log (with the faults marked) is returned."""
+    fired = [rule for rule in emulator.control("GET", "/faults")["rules"] if rule["remaining"] == 0]
+    log = emulator.requests()
+    emulator.control("DELETE", "/faults")
+    figures["faults_injected"] += len([entry for entry in log if entry["fault"]])
+    figures["writes_with_unknown_outcome"] += len(fired)
+
+    run.without_failures()
+    figures["faults_survived"] += len([entry for entry in log if entry["fault"]])
+    assert len(fired) == len(rules), "every write met its fault"
+    assert all(step.changed for step in run.tasks)
+    return log
+
+
 def _setup(emulator):
     """Resources that the playbook updates and deletes, created beforehand so their ids are known."""
     world = emulator.world
@@ -98,16 +114,7 @@ def test_each_write_with_an_unknown_outcome_leaves_one_resource_and_reports_the_
     emulator.faults(*rules)
     run = ansible.run([_resource_play(emulator)], emulator=emulator, in_process=in_process,
                       label="unknown outcomes %s in_process=%s" % (mode, in_process))
-    fired = [rule for rule in emulator.control("GET", "/faults")["rules"] if rule["remaining"] == 0]
-    log = emulator.requests()
-    emulator.control("DELETE", "/faults")
-    figures["faults_injected"] += len([entry for entry in log if entry["fault"]])
-    figures["writes_with_unknown_outcome"] += len(fired)
-
-    run.without_failures()
-    figures["faults_survived"] += len([entry for entry in log if entry["fault"]])
-    assert len(fired) == len(rules), "every write met its fault"
-    assert all(step.changed for step in run.tasks)
+    log = _faults_met(emulator, run, rules, figures)
 
     # Branches: the new one once, ready; the deleted one gone.
     branches = [b["name"] for b in emulator.list("/organizations/acme/databases/app/branches")]
@@ -182,16 +189,7 @@ def test_each_schema_change_write_with_an_unknown_outcome_is_applied_once(emulat
         task("Protect uo-dr", "branch", database="app", name="uo-dr", deletion_protected=True),
     ], defaults=module_defaults())], emulator=emulator, in_process=in_process,
         label="schema-change unknown outcomes %s in_process=%s" % (mode, in_process))
-    fired = [rule for rule in emulator.control("GET", "/faults")["rules"] if rule["remaining"] == 0]
-    log = emulator.requests()
-    emulator.control("DELETE", "/faults")
-    figures["faults_injected"] += len([entry for entry in log if entry["fault"]])
-    figures["writes_with_unknown_outcome"] += len(fired)
-
-    run.without_failures()
-    figures["faults_survived"] += len([entry for entry in log if entry["fault"]])
-    assert len(fired) == len(rules), "every write met its fault"
-    assert all(step.changed for step in run.tasks)
+    log = _faults_met(emulator, run, rules, figures)
 
     requests = emulator.list("/organizations/acme/databases/app/deploy-requests")
     figures["duplicates"] += max(0, len(requests) - 1)
@@ -292,16 +290,7 @@ def test_each_webhook_write_with_an_unknown_outcome_is_applied_once(emulator, an
         task("Delete webhook uo-gone", "webhook", database="app", url=HOOK + "/gone", state="absent"),
     ], defaults=module_defaults())], emulator=emulator, in_process=in_process,
         label="webhook unknown outcomes %s in_process=%s" % (mode, in_process))
-    fired = [rule for rule in emulator.control("GET", "/faults")["rules"] if rule["remaining"] == 0]
-    log = emulator.requests()
-    emulator.control("DELETE", "/faults")
-    figures["faults_injected"] += len([entry for entry in log if entry["fault"]])
-    figures["writes_with_unknown_outcome"] += len(fired)
-
-    run.without_failures()
-    figures["faults_survived"] += len([entry for entry in log if entry["fault"]])
-    assert len(fired) == len(rules), "every write met its fault"
-    assert all(step.changed for step in run.tasks)
+    log = _faults_met(emulator, run, rules, figures)
     found = emulator.list("/organizations/acme/databases/app/webhooks")
     watch.learn(*[hook["secret"] for hook in found])  # none may show in the output: no task asked for it
     figures["duplicates"] += max(0, len(found) - 2)
@@ -360,16 +349,7 @@ def test_each_access_write_with_an_unknown_outcome_leaves_one_token_and_reports_
         task("Remove a member", "organization_member", member=removed["email"], state="absent"),
     ], defaults=module_defaults())], emulator=emulator, in_process=in_process,
         label="access unknown outcomes %s in_process=%s" % (mode, in_process))
-    fired = [rule for rule in emulator.control("GET", "/faults")["rules"] if rule["remaining"] == 0]
-    log = emulator.requests()
-    emulator.control("DELETE", "/faults")
-    figures["faults_injected"] += len([entry for entry in log if entry["fault"]])
-    figures["writes_with_unknown_outcome"] += len(fired)
-
-    run.without_failures()
-    figures["faults_survived"] += len([entry for entry in log if entry["fault"]])
-    assert len(fired) == len(rules), "every write met its fault"
-    assert all(step.changed for step in run.tasks)
+    log = _faults_met(emulator, run, rules, figures)
 
     # Tokens: exactly one uo-new, the one whose secret the task returned; a create whose answer was lost made a
     # token nobody holds the secret of, which was deleted before the create was sent again.
@@ -429,16 +409,7 @@ def test_each_role_write_with_an_unknown_outcome_leaves_one_role_and_a_secret_th
     emulator.faults(*rules)
     run = ansible.run([_role_play(roles)], emulator=emulator, in_process=in_process,
                       label="role unknown outcomes %s in_process=%s" % (mode, in_process))
-    fired = [rule for rule in emulator.control("GET", "/faults")["rules"] if rule["remaining"] == 0]
-    log = emulator.requests()
-    emulator.control("DELETE", "/faults")
-    figures["faults_injected"] += len([entry for entry in log if entry["fault"]])
-    figures["writes_with_unknown_outcome"] += len(fired)
-
-    run.without_failures()
-    figures["faults_survived"] += len([entry for entry in log if entry["fault"]])
-    assert len(fired) == len(rules), "every write met its fault"
-    assert all(step.changed for step in run.tasks)
+    log = _faults_met(emulator, run, rules, figures)
     listed = emulator.list("/organizations/acme/databases/pgapp/branches/main/roles")
     names = [r["name"] for r in listed]
     figures["duplicates"] += max(0, names.count("uo-new") - 1)
