@@ -37,6 +37,9 @@ VENV_OLD := .venv/old
 VENV_NEW := .venv/new
 VENV_EMULATOR := .venv/emulator
 VENV_BENCH := .venv/bench
+# the earlier version the benchmark's local profile is compared with, side by side (a git commit; none: not
+# compared); by default the last commit before issue 22 (tests/bench/scenarios.py DEFAULT_BASELINE)
+BENCH_BASELINE ?=
 VENV_FLOOR := .venv/floor
 VENV_DOCS := .venv/docs
 
@@ -241,7 +244,7 @@ setup-bench: ## .venv/bench: ansible-core as .venv/new pins it, and matplotlib f
 	@hack/venv.sh $(VENV_BENCH) "$(or $(PYTHON_NEW),$(NEW_PY))" tests/bench/requirements.txt
 
 bench: setup-bench setup-emulator ## the benchmark against hand-written ansible.builtin.uri: docs/benchmarks.md and .png
-	$(VENV_BENCH)/bin/python tests/bench/run.py
+	$(VENV_BENCH)/bin/python tests/bench/run.py $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE))
 
 emulator: setup-emulator ## run the emulator in the foreground (HOST=127.0.0.1 PORT=8787 TLS=1), through the test harness
 	PYTHONPATH=tests exec $(VENV_EMULATOR)/bin/python -m harness emulator run --host $(HOST) --port $(PORT) \

@@ -45,7 +45,7 @@ COLLECTION_VERSION = "0.2.0"  # galaxy.yml is the source; tests/unit/test_collec
 USER_AGENT = "planetscale.cloud/%s (Ansible collection)" % COLLECTION_VERSION
 
 PAGE_SIZE = 100
-PARALLEL_PAGES = 4  # pages of a list read at a time once its first page tells how many there are
+PARALLEL_PAGES = 10  # pages of a list read at a time once its first page tells how many there are
 TRANSIENT_STATUSES = frozenset((429, 502, 503, 504))
 # A POST is retried only where the platform cannot have applied it: a rate-limit refusal. A 503 may
 # come from a server that committed the write first, and password names are not unique, so a 503

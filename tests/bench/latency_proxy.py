@@ -6,8 +6,12 @@ the connections it accepts: the benchmark's WAN profile puts it in front of the 
 which passes through untouched), so a round trip costs 2 x delay as over the internet.
 
 Each direction is a queue of (due time, chunk): a chunk read at t is written at t + delay, in order,
-so the link keeps its bandwidth and only its latency grows (a TCP or TLS handshake pays the round
-trips it needs). Standard library only (asyncio, in a thread of its own).
+so the link keeps its bandwidth and only its latency grows, and a TLS handshake pays the round trip it
+needs. The TCP handshake happens on localhost, where the kernel completes it at once; over a real link
+a client can send its first byte only one round trip after it began to connect (SYN, SYN-ACK), so the
+proxy holds a new connection's first bytes from the client until then: a new connection costs the
+round trip of its TCP handshake as over the internet. Standard library only (asyncio, in a thread of
+its own).
 
     proxy = LatencyProxy("127.0.0.1", 8443, delay=0.025).start()   # proxy.port: where clients connect
     proxy.connections                                               # accepted since start or reset()
@@ -62,6 +66,7 @@ class LatencyProxy:
 
     def _run(self):
         self._loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(self._loop)  # this thread's loop (gather() without tasks looks it up)
         try:
             self._server = self._loop.run_until_complete(asyncio.start_server(self._serve, self.host, self.port))
             self.port = self._server.sockets[0].getsockname()[1]
@@ -77,24 +82,29 @@ class LatencyProxy:
             pending = asyncio.all_tasks(self._loop)
             for task in pending:
                 task.cancel()
-            self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            if pending:
+                self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
             self._loop.close()
 
     async def _serve(self, client_reader, client_writer):
         with self._lock:
             self.connections += 1
+        # over a real link the client's connect() returns one round trip after it began (SYN, SYN-ACK)
+        handshake_done = asyncio.get_running_loop().time() + 2 * self.delay
         try:
             upstream_reader, upstream_writer = await asyncio.open_connection(*self.target)
         except OSError:
             client_writer.close()
             return
-        await asyncio.gather(self._pipe(client_reader, upstream_writer), self._pipe(upstream_reader, client_writer),
+        await asyncio.gather(self._pipe(client_reader, upstream_writer, not_before=handshake_done),
+                             self._pipe(upstream_reader, client_writer),
                              return_exceptions=True)
         for writer in (client_writer, upstream_writer):
             writer.close()
 
-    async def _pipe(self, reader, writer):
-        """Copy reader to writer, each chunk delay seconds after it was read; end with the sender's end."""
+    async def _pipe(self, reader, writer, not_before=0.0):
+        """Copy reader to writer, each chunk delay seconds after it was read (or after not_before, when the
+        sender could not have sent it earlier); end with the sender's end."""
         queue = asyncio.Queue()
         loop = asyncio.get_running_loop()
 
@@ -115,7 +125,7 @@ class LatencyProxy:
         try:
             while True:
                 chunk = await reader.read(CHUNK)
-                queue.put_nowait((loop.time() + self.delay, chunk))
+                queue.put_nowait((max(loop.time(), not_before) + self.delay, chunk))
                 if not chunk:
                     break
             await delivering

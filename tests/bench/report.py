@@ -11,7 +11,7 @@ import os
 import platform
 import statistics
 
-from scenarios import FLOOR_PLAYBOOKS, READY_DELAY, VARIANT_LABELS, VARIANTS
+from scenarios import FLOOR_PLAYBOOKS, PARALLEL_PAGES, READY_DELAY, VARIANT_LABELS, VARIANTS
 
 # The summary -------------------------------------------------------------------------------------
 
@@ -141,6 +141,41 @@ def _wall_of(summary, key, variant):
         if row["key"] == key:
             return row.get(variant, {}).get("wall")
     return None
+
+
+def baseline_table(summary):
+    """This version against the earlier one (run.py --baseline), scenario by scenario, in one run."""
+    lines = [
+        "| # | scenario | in-process: now | earlier | now/earlier | module path: now | earlier | now/earlier "
+        "| requests: now / earlier | connections in-process: now / earlier |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in summary["rows"]:
+        inp, base, mod, base_mod = (row.get(v, {}) for v in ("in_process", "base_in_process", "module", "base_module"))
+        lines.append("| %d | %s | %s s | %s s | **%s** | %s s | %s s | **%s** | %s / %s | %s / %s |" % (
+            row["number"], row["title"], _s(inp.get("wall")), _s(base.get("wall")),
+            _s(_ratio(inp.get("wall"), base.get("wall"))), _s(mod.get("wall")), _s(base_mod.get("wall")),
+            _s(_ratio(mod.get("wall"), base_mod.get("wall"))), _n(inp.get("requests")), _n(base.get("requests")),
+            _n(inp.get("connections")), _n(base.get("connections"))))
+    return "\n".join(lines)
+
+
+NOT_WORSE = 1.05  # now/earlier: run-to-run spread of the medians on an idle machine is a few per cent
+
+
+def baseline_verdicts(summary):
+    """Issue 22: the local profile's figures do not get worse (this version against the earlier one, one run)."""
+    found = []
+    if not summary.get("baseline"):
+        return found
+    for row in summary["rows"]:
+        for now, earlier, label in (("in_process", "base_in_process", "in-process"), ("module", "base_module",
+                                                                                      "module path")):
+            ratio = _ratio(row.get(now, {}).get("wall"), row.get(earlier, {}).get("wall"))
+            if ratio is not None:
+                found.append(("local, scenario %d: %s no slower than the earlier version %s (now/earlier <= %.2f)" % (
+                    row["number"], label, summary["baseline"][:12], NOT_WORSE), "%.2f" % ratio, ratio <= NOT_WORSE))
+    return found
 
 
 def verdicts(summary):
@@ -283,20 +318,33 @@ Two profiles, run one after the other on the same machine:
   millisecond;
 - **WAN**: the emulator over TLS behind a TCP proxy on localhost that delays every byte by
   {delay_ms} one way (`tests/bench/latency_proxy.py`), so a round trip costs {rtt_ms}, as users reach
-  the platform over the internet; the proxy counts the TCP connections each run opens.
+  the platform over the internet; a new connection's first bytes wait one round trip more (the TCP
+  handshake, which the kernel completes at once on localhost), so a new connection costs its TCP and
+  TLS handshakes as over a real link. The proxy counts the TCP connections each run opens.
 
 The **floor** beside each figure is what the in-process run cannot go below: the empty play,
 plus the debug task's cost for each of its task runs (Ansible's dispatch), plus one round trip
-per request (for the list: the first page, then one round trip per four pages read side by side).
-A new connection costs more round trips than that (TCP, then TLS), which is what
+per request (for the list: the first page, then one round trip per {parallel_pages} pages read side by side).
+A new connection costs two round trips more than that (TCP, then TLS), which is what
 keeping connections across a loop's items saves.
 
-To reproduce: `make bench` (the full run, about 20 minutes on 2 cores; rewrites this page and
-the chart), or `.venv/bench/bin/python tests/bench/run.py --profiles wan --delay 0.025 --no-write`
+To reproduce: `make bench` (the full run, about 25 minutes on 2 cores; rewrites this page and
+the chart; `BENCH_BASELINE=<commit>` picks the earlier version the local profile is compared
+with), or `.venv/bench/bin/python tests/bench/run.py --profiles wan --delay 0.025 --no-write`
 for one profile without writing. Run it on an otherwise idle machine.
 
 Machine: {cores} cores, {system}, Python {python}, ansible-core {ansible_core}. The run took
 {duration}. The 1-minute load average was {load}: {load_meaning}
+
+"""
+
+BASELINE_INTRO = """\
+### Local profile: this version against the earlier one
+
+The same collection playbooks, in the same run, with the collection as it was at `{commit}`
+(before connections were kept across a loop's items and lists read side by side): each
+earlier-version run follows its counterpart's in the order of the runs, so both meet the same
+load. A ratio above 1 would mean this version got slower.
 
 """
 
@@ -363,7 +411,8 @@ def document(summaries, path_md, path_png):
     summary = profiles.get("local") or list(profiles.values())[0]
     wan = profiles.get("wan")
     load = summary["load"] or {}
-    short = dict(in_process="in-process", module="module path", uri="uri")
+    short = dict(in_process="in-process", module="module path", uri="uri", base_in_process="earlier in-process",
+                 base_module="earlier module path")
     runs = ", ".join("%s %s" % (short[variant], "/".join(map(str, counts))) for variant, counts in summary["runs"].items())
     runs += ", the floor %d" % summary["floor"]["empty"]["runs"]
     duration = sum(p.get("duration") or 0 for p in profiles.values())
@@ -373,12 +422,15 @@ def document(summaries, path_md, path_png):
                             load="%s to %s, median %s" % (
                                 _s(load.get("min")), _s(load.get("max")), _s(load.get("median"))),
                             load_meaning=load_meaning(load.get("median"), summary["machine"].get("cores")),
-                            delay_ms=_ms(rtt / 2), rtt_ms=_ms(rtt), **summary["machine"])
+                            delay_ms=_ms(rtt / 2), rtt_ms=_ms(rtt), parallel_pages=PARALLEL_PAGES,
+                            **summary["machine"])
     for name, title in (("local", "Local profile"), ("wan", "WAN profile")):
         if name in profiles:
             text += "## %s\n\n%s\n\n" % (title, table(profiles[name]))
+        if name == "local" and profiles.get(name, {}).get("baseline"):
+            text += BASELINE_INTRO.format(commit=profiles[name]["baseline"][:12]) + baseline_table(profiles[name]) + "\n\n"
     text += "![Wall time per scenario, both profiles, and per-task cost](%s)\n\n" % os.path.basename(path_png)
-    found = verdicts(summary) + (wan_verdicts(wan, profiles.get("local")) if wan else [])
+    found = verdicts(summary) + baseline_verdicts(summary) + (wan_verdicts(wan, profiles.get("local")) if wan else [])
     text += "## Targets\n\n| target | measured | met |\n|---|---|---|\n"
     text += "".join("| %s | %s | %s |\n" % (name, value, "yes" if ok else "**no**") for name, value, ok in found)
     per_task = summary["per_task"]

@@ -12,10 +12,13 @@ ansible-playbook and its workers, the HTTP requests the emulator served and the 
 
 Two profiles (links.py): local (the emulator over plain HTTP on this machine) and wan (over TLS
 behind a latency-injecting proxy, --delay seconds one way, which counts the TCP connections).
+With --baseline REF, the local profile also runs the collection's playbooks with the collection as it
+was at the git commit REF (in-process and through the module path), side by side with this version.
 
     python tests/bench/run.py                 # the full benchmark, both profiles (make bench)
     python tests/bench/run.py --runs 1 --slow-runs 1 --scenarios noop,list --no-write
     python tests/bench/run.py --profiles wan --delay 0.05 --no-write
+    python tests/bench/run.py --profiles local --baseline HEAD~10 --no-write
 
 Run it with the Python of a virtualenv that has ansible-core (and matplotlib for the
 chart): ansible-playbook is taken from beside that Python.
@@ -24,10 +27,13 @@ chart): ansible-playbook is taken from beside that Python.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import shutil
+import subprocess
 import sys
+import tarfile
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -37,9 +43,30 @@ sys.path[:0] = [HERE, os.path.dirname(HERE)]  # the benchmark's modules, and tes
 from harness import EMULATOR_PYTHON, ROOT, Ansible, Emulator, HarnessError  # noqa: E402
 from latency_proxy import DEFAULT_DELAY  # noqa: E402
 from links import PROFILES, LocalLink, WanLink  # noqa: E402
-from report import chart, document, summarize, table, verdicts, wan_verdicts  # noqa: E402
+from report import (baseline_table, baseline_verdicts, chart, document, summarize, table, verdicts,  # noqa: E402
+                    wan_verdicts)
 from runner import Bench, loads  # noqa: E402
-from scenarios import FULL, READY_DELAY, SCENARIOS, SMOKE, VARIANTS, BenchError  # noqa: E402
+from scenarios import ALL_VARIANTS, BASELINE_VARIANTS, DEFAULT_BASELINE, FULL, READY_DELAY, SCENARIOS, SMOKE, VARIANTS, BenchError  # noqa: E402
+
+BASELINE_PATHS = ("plugins", "meta", "galaxy.yml")  # what Ansible loads of a collection
+
+
+def export_baseline(ref, workdir):
+    """The collection as it was at the git commit ref, in a collections path under workdir: (path, commit)."""
+    try:
+        commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", "--quiet", ref + "^{commit}"],
+                                check=True, capture_output=True, text=True).stdout.strip()
+        archive = subprocess.run(["git", "-C", ROOT, "archive", "--format=tar", commit] + list(BASELINE_PATHS),
+                                 check=True, capture_output=True).stdout
+    except (OSError, subprocess.CalledProcessError) as error:
+        raise BenchError("The baseline %s is not a commit of this checkout's history (%s): fetch it, or give "
+                         "another --baseline." % (ref, getattr(error, "stderr", None) or error)) from error
+    collections = os.path.join(workdir, "baseline")
+    target = os.path.join(collections, "ansible_collections", "planetscale", "cloud")
+    os.makedirs(target)
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(target, filter="data")
+    return collections, commit
 
 
 def measure(args):
@@ -57,13 +84,20 @@ def measure(args):
                 try:
                     print("%s profile: emulator at %s, playbooks at %s; load %s" % (
                         profile, emulator.url, link.api_url, loads()))
+                    variants, baseline, commit = args.variants.split(","), None, None
+                    if args.baseline not in (None, "", "none") and profile == "local":
+                        baseline, commit = export_baseline(args.baseline, workdir)
+                        variants += [v for v in BASELINE_VARIANTS if v.split("_", 1)[1] in variants]
+                        print("baseline: the collection at %s (%s)" % (commit[:12], args.baseline))
                     bench = Bench(emulator, ansible, sizes=SMOKE if args.smoke else FULL, scenarios=scenarios,
-                                  variants=args.variants.split(","), runs=args.runs, slow_runs=args.slow_runs,
-                                  budget=args.budget, link=link)
+                                  variants=variants, runs=args.runs, slow_runs=args.slow_runs,
+                                  budget=args.budget, link=link, baseline=baseline)
                     bench.run()
                 finally:
                     link.close()
             summaries[profile], results[profile] = summarize(bench), bench.results
+            if commit:
+                summaries[profile]["baseline"] = commit
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
     return summaries, results
@@ -80,6 +114,9 @@ def parse_args(argv=None):
                         help="seconds (per profile) after which no repeat run starts")
     parser.add_argument("--scenarios", help="comma-separated keys: " + ",".join(cls.key for cls in SCENARIOS))
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated: " + ",".join(VARIANTS))
+    parser.add_argument("--baseline", metavar="REF", default=DEFAULT_BASELINE,
+                        help="a git commit of this checkout: the local profile also runs the collection as it was "
+                             "there (default %(default).12s; 'none': not)")
     parser.add_argument("--smoke", action="store_true", help="tiny sizes (the test suite's)")
     parser.add_argument("--profiles", default=",".join(PROFILES), help="comma-separated: " + ",".join(PROFILES))
     parser.add_argument("--delay", type=float, default=DEFAULT_DELAY, help="the WAN profile's one-way delay, seconds")
@@ -102,11 +139,11 @@ def load_summary(path):
     for profile, found in profiles.items():
         keys = [tuple(key.split("/", 1)) for key in found["results"]]
         bench = Bench(None, None, sizes=found["sizes"], scenarios=set(k for k, _v in keys if k != "floor"),
-                      variants=[v for v in VARIANTS if any(variant == v for k, variant in keys if k != "floor")])
+                      variants=[v for v in ALL_VARIANTS if any(variant == v for k, variant in keys if k != "floor")])
         bench.link = _SavedLink(profile, found.get("rtt", 0.0))
         bench.results = dict((tuple(key.split("/", 1)), runs) for key, runs in found["results"].items())
         summary = summarize(bench)
-        summary.update((name, found[name]) for name in ("load", "machine", "duration", "runs"))
+        summary.update((name, found[name]) for name in ("load", "machine", "duration", "runs", "baseline") if name in found)
         summaries[profile], results[profile] = summary, bench.results
     return summaries, results
 
@@ -130,7 +167,10 @@ def main(argv=None):
     found = []
     for profile, summary in summaries.items():
         print("\n%s profile\n\n%s" % (profile, table(summary)))
-        found += verdicts(summary) if profile == "local" else wan_verdicts(summary, summaries.get("local"))
+        if summary.get("baseline"):
+            print("\nthis version against %s\n\n%s" % (summary["baseline"][:12], baseline_table(summary)))
+        found += (verdicts(summary) + baseline_verdicts(summary) if profile == "local"
+                  else wan_verdicts(summary, summaries.get("local")))
     print()
     for name, value, ok in found:
         print("%-4s %s: %s" % ("ok" if ok else "MISS", name, value))

@@ -13,12 +13,15 @@ from collections import Counter
 
 import yaml
 
-from scenarios import FLOOR_PLAYBOOKS, FULL, PLAYBOOKS, SCENARIOS, TRUNCATED, VARIANTS, BenchError, base_vars
+from scenarios import (FLOOR_PLAYBOOKS, FULL, PLAYBOOKS, SCENARIOS, TRUNCATED, VARIANTS, BenchError, base_vars,
+                       in_process)
 
 
-def measure_once(ansible, playbook, extra_vars, in_process=True, prefix=()):
-    """Run a playbook once: wall and CPU seconds, task runs, changes; a failed run raises BenchError."""
-    run = ansible.run(playbook, extra_vars, in_process=in_process, hosts=("localhost",), prefix=prefix, timeout=3600)
+def measure_once(ansible, playbook, extra_vars, in_process=True, prefix=(), collections_path=None):
+    """Run a playbook once: wall and CPU seconds, task runs, changes; a failed run raises BenchError.
+    collections_path: where the collection is found (an earlier version of it), instead of this checkout."""
+    run = ansible.run(playbook, extra_vars, in_process=in_process, hosts=("localhost",), prefix=prefix, timeout=3600,
+                      collections_path=collections_path)
     if run.rc != 0:
         raise BenchError("%s failed (exit %s):\n%s" % (os.path.basename(playbook), run.rc, run.output[-4000:]))
     return dict(wall=run.elapsed, cpu=run.cpu, task_runs=run.task_runs, changed=run.changed)
@@ -30,14 +33,16 @@ class Bench:
     The first round measures each scenario as: the floor (an empty play, then debug), the
     collection in-process, uri, in-process again, the module path, in-process again; so the
     quick runs are spread over the whole time of the slow ones, and a change of load hits
-    every variant. Later rounds repeat the in-process variant and the floor up to `runs` times
+    every variant. With an earlier version of the collection (baseline: a collections path that holds
+    it), its in-process run follows uri and its module path run follows the module path's. Later rounds repeat the in-process variant and the floor up to `runs` times
     and the slow variants up to `slow_runs` times, while the time budget allows (a run is only
     started when its first duration still fits).
     """
 
     def __init__(self, emulator, ansible, sizes=None, scenarios=None, variants=VARIANTS, runs=5, slow_runs=3,
-                 budget=None, floor=True, log=print, link=None):
+                 budget=None, floor=True, log=print, link=None, baseline=None):
         self.emulator = emulator
+        self.baseline = baseline  # collections path of the earlier version (the base_* variants), or None
         self.link = link  # links.LocalLink or links.WanLink: where the playbooks reach the emulator
         self.ansible = ansible  # a harness.Ansible with results=False: statuses and counts, no result bodies
         self.sizes = dict(sizes or FULL)
@@ -58,12 +63,13 @@ class Bench:
         for scenario in self.scenarios:
             if self.floor:
                 jobs += [(("floor", name), (lambda name=name: self.measure_floor(name))) for name in FLOOR_PLAYBOOKS]
-            order = [v for v in ("in_process", "uri", "in_process", "module", "in_process") if v in self.variants]
+            order = [v for v in ("in_process", "uri", "base_in_process", "in_process", "module", "base_module",
+                                 "in_process") if v in self.variants]
             jobs += [((scenario.key, v), (lambda s=scenario, v=v: self.measure(s, v))) for v in order]
         return jobs
 
     def wanted(self, key):
-        return self.runs if key[0] == "floor" or key[1] == "in_process" else self.slow_runs
+        return self.runs if key[0] == "floor" or key[1] in ("in_process", "base_in_process") else self.slow_runs
 
     def run(self):
         self.started = time.monotonic()
@@ -119,8 +125,11 @@ class Bench:
         self.emulator.clear_requests()
         if self.link is not None:
             self.link.clear()
+        if variant.startswith("base_") and not self.baseline:
+            raise BenchError("The %s variant runs an earlier version of the collection: give its ref (--baseline)." % variant)
         run = measure_once(self.ansible, self.playbook(scenario.playbook(variant)), extra_vars,
-                           in_process=(variant != "module"))
+                           in_process=in_process(variant),
+                           collections_path=self.baseline if variant.startswith("base_") else None)
         connections = self.link.connections() if self.link is not None else None
         methods = Counter(r["method"] for r in self.emulator.requests())
         scenario.check(self.emulator, run)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections import Counter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -26,10 +27,30 @@ PASSWORD_NAME = "app"
 # loop: items of the loop scenario's one task
 FULL = dict(teams=40, passwords=40, branches=10, members=5000, repeats=50, loop=40)
 SMOKE = dict(teams=2, passwords=2, branches=1, members=250, repeats=3, loop=3)
-PARALLEL_PAGES = 4  # the client's PARALLEL_PAGES: connections a list may open at once
+
+
+def _client_constant(name):
+    """A constant of the collection's client (plugins/module_utils/client.py), read from its source: the
+    benchmark runs beside the collection, not with it on its import path."""
+    with open(os.path.join(HERE, "..", "..", "plugins", "module_utils", "client.py"), encoding="utf-8") as handle:
+        return int(re.search(r"^%s = (\d+)" % name, handle.read(), re.M).group(1))
+
+
+PARALLEL_PAGES = _client_constant("PARALLEL_PAGES")  # connections a list may open at once
 
 VARIANTS = ("in_process", "module", "uri")
-VARIANT_LABELS = dict(in_process="collection, in-process", module="collection, module path", uri="ansible.builtin.uri")
+# the same collection playbooks run with an earlier version of the collection (run.py --baseline REF), side by side
+# by default the last commit before connections were kept across a loop's items and lists read side by side
+DEFAULT_BASELINE = "07e838cb3019c39d43c77c5139c94b65479b8375"
+BASELINE_VARIANTS = ("base_in_process", "base_module")
+ALL_VARIANTS = VARIANTS + BASELINE_VARIANTS
+VARIANT_LABELS = dict(in_process="collection, in-process", module="collection, module path", uri="ansible.builtin.uri",
+                      base_in_process="earlier version, in-process", base_module="earlier version, module path")
+
+
+def in_process(variant):
+    """Whether a variant runs the collection in-process (the default; the module path and uri do not)."""
+    return variant not in ("module", "base_module")
 
 
 class BenchError(Exception):
@@ -224,7 +245,7 @@ class List(Scenario):
     def round_trips(self, variant, requests):
         if variant == "uri":
             return requests
-        return 1 + int(math.ceil((requests - 1) / float(PARALLEL_PAGES)))  # the first page, then 4 at a time
+        return 1 + int(math.ceil((requests - 1) / float(PARALLEL_PAGES)))  # the first page, then PARALLEL_PAGES at a time
 
     def connections(self, variant, task_runs):
         if variant == "uri":

@@ -17,9 +17,10 @@ import pytest
 
 from conftest import SMOKE_DELAY
 from links import LocalLink, WanLink
-from report import document, summarize, table, verdicts, wan_verdicts
+from report import baseline_verdicts, document, summarize, table, verdicts, wan_verdicts
+from run import export_baseline
 from runner import Bench
-from scenarios import FLOOR_PLAYBOOKS, SCENARIOS, SMOKE, VARIANTS
+from scenarios import DEFAULT_BASELINE, FLOOR_PLAYBOOKS, SCENARIOS, SMOKE, VARIANTS
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +58,28 @@ def test_a_loop_shares_one_connection_in_process_and_opens_one_per_item_otherwis
     counts = dict((variant, wan_bench.measure(loop, variant)["connections"]) for variant in VARIANTS)
     items = SMOKE["loop"]
     assert counts == dict(in_process=1, module=items, uri=items)
+
+
+def test_an_earlier_version_runs_side_by_side_and_is_the_earlier_code(emulator, ansible, tmp_path):
+    """make bench's comparison with the collection before issue 22 (run.py --baseline): the earlier version is
+    exported from git history and runs the same playbooks; its loop opens a connection per item, as it did,
+    where this version's opens one, so the runs compared really are of two versions."""
+    collections, commit = export_baseline(DEFAULT_BASELINE, str(tmp_path))
+    assert commit == DEFAULT_BASELINE
+    bench = Bench(emulator, ansible, sizes=SMOKE, log=lambda line: None, link=LocalLink(emulator), baseline=collections,
+                  variants=("in_process", "base_in_process"))
+    loop = [s for s in bench.scenarios if s.key == "loop"][0]
+    runs = dict((variant, bench.measure(loop, variant)) for variant in bench.variants)
+    assert [run["problems"] for run in runs.values()] == [[], []]
+    assert runs["in_process"]["connections"] == 1
+    assert runs["base_in_process"]["connections"] == SMOKE["loop"]
+    summary = dict(summarize(bench), baseline=commit)
+    found = baseline_verdicts(summary)
+    assert [name for name, _value, _ok in found] == [
+        "local, scenario 6: in-process no slower than the earlier version %s (now/earlier <= 1.05)" % commit[:12]]
+    path = tmp_path / "benchmarks.md"
+    document(dict(local=summary), str(path), str(tmp_path / "benchmarks.png"))
+    assert "### Local profile: this version against the earlier one" in path.read_text(encoding="utf-8")
 
 
 def test_the_collection_is_at_the_minimum_of_requests():

@@ -2,7 +2,7 @@
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A team of 5,000 members listed end to end on both paths: the emulator's full envelope tells the
-number of pages, so the client reads them four at a time. Every page is asked for once, the list
+number of pages, so the client reads them ten at a time. Every page is asked for once, the list
 comes back whole and in the API's order; with the lean envelope (no totals) the same list is walked
 one page after another. Counted in the emulator's request log, never timed."""
 

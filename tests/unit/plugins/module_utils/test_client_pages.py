@@ -72,11 +72,12 @@ def walk(server, notes=None, retries=0, **kwargs):
 
 @pytest.mark.parametrize("envelope", ["full", "count"])
 def test_a_list_that_tells_its_length_is_read_a_few_pages_at_a_time_each_once_in_order(server, envelope, caplog):
-    listing = serve(server, Listing(1000, envelope, delay=0.1))
+    pages = 2 * PARALLEL_PAGES  # more pages after the first than are read at a time
+    listing = serve(server, Listing(100 * pages, envelope, delay=0.1))
     with caplog.at_level(logging.WARNING, logger="urllib3"):
         assert walk(server) == listing.ids
     assert not [r for r in caplog.records if "pool is full" in r.getMessage()]  # no connection thrown away
-    assert sorted(pages_asked(server)) == list(range(1, 11))
+    assert sorted(pages_asked(server)) == list(range(1, pages + 1))
     assert pages_asked(server)[0] == 1
     assert listing.most_in_flight == PARALLEL_PAGES
     assert server.connections <= PARALLEL_PAGES  # each thread its own connection, kept in the pool
