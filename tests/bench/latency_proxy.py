@@ -16,6 +16,10 @@ its own).
     proxy = LatencyProxy("127.0.0.1", 8443, delay=0.025).start()   # proxy.port: where clients connect
     proxy.connections                                               # accepted since start or reset()
     proxy.stop()
+
+With trace=True, proxy.schedule lists every chunk's (connection, direction, opened, read, due, size):
+when its connection was accepted, when the chunk was read and when it is due to be written, in the
+proxy's clock, so that tests check the delays the proxy imposes by arithmetic, never by timing.
 """
 
 from __future__ import annotations
@@ -28,8 +32,9 @@ CHUNK = 65536
 
 
 class LatencyProxy:
-    def __init__(self, target_host, target_port, delay=DEFAULT_DELAY, host="127.0.0.1", port=0):
+    def __init__(self, target_host, target_port, delay=DEFAULT_DELAY, host="127.0.0.1", port=0, trace=False):
         self.target = (target_host, target_port)
+        self.schedule = [] if trace else None  # (connection, "up" or "down", opened, read, due, size) per chunk
         self.delay = delay
         self.host = host
         self.port = port
@@ -89,20 +94,22 @@ class LatencyProxy:
     async def _serve(self, client_reader, client_writer):
         with self._lock:
             self.connections += 1
+            number = self.connections
+        opened = asyncio.get_running_loop().time()
         # over a real link the client's connect() returns one round trip after it began (SYN, SYN-ACK)
-        handshake_done = asyncio.get_running_loop().time() + 2 * self.delay
+        handshake_done = opened + 2 * self.delay
         try:
             upstream_reader, upstream_writer = await asyncio.open_connection(*self.target)
         except OSError:
             client_writer.close()
             return
-        await asyncio.gather(self._pipe(client_reader, upstream_writer, not_before=handshake_done),
-                             self._pipe(upstream_reader, client_writer),
+        await asyncio.gather(self._pipe(client_reader, upstream_writer, (number, "up", opened), handshake_done),
+                             self._pipe(upstream_reader, client_writer, (number, "down", opened)),
                              return_exceptions=True)
         for writer in (client_writer, upstream_writer):
             writer.close()
 
-    async def _pipe(self, reader, writer, not_before=0.0):
+    async def _pipe(self, reader, writer, label, not_before=0.0):
         """Copy reader to writer, each chunk delay seconds after it was read (or after not_before, when the
         sender could not have sent it earlier); end with the sender's end."""
         queue = asyncio.Queue()
@@ -125,7 +132,11 @@ class LatencyProxy:
         try:
             while True:
                 chunk = await reader.read(CHUNK)
-                queue.put_nowait((max(loop.time(), not_before) + self.delay, chunk))
+                read = loop.time()
+                due = max(read, not_before) + self.delay
+                if self.schedule is not None:
+                    self.schedule.append(label + (read, due, len(chunk)))
+                queue.put_nowait((due, chunk))
                 if not chunk:
                     break
             await delivering

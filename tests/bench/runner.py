@@ -33,9 +33,10 @@ class Bench:
     The first round measures each scenario as: the floor (an empty play, then debug), the
     collection in-process, uri, in-process again, the module path, in-process again; so the
     quick runs are spread over the whole time of the slow ones, and a change of load hits
-    every variant. With an earlier version of the collection (baseline: a collections path that holds
-    it), its in-process run follows uri and its module path run follows the module path's. Later rounds repeat the in-process variant and the floor up to `runs` times
-    and the slow variants up to `slow_runs` times, while the time budget allows (a run is only
+    every variant. With an earlier version of the collection (baseline: a collections path
+    that holds it), its in-process run follows uri and its module path run follows the module
+    path's. Later rounds repeat the in-process variants and the floor up to `runs` times and
+    the slow variants up to `slow_runs` times, while the time budget allows (a run is only
     started when its first duration still fits).
     """
 
