@@ -45,6 +45,7 @@ class LatencyProxy:
         self._thread = None
         self._ready = threading.Event()
         self._error = None
+        self._serving = set()  # the connections' tasks, held until they end (the loop holds tasks weakly only)
 
     def reset(self):
         with self._lock:
@@ -92,6 +93,14 @@ class LatencyProxy:
             self._loop.close()
 
     async def _serve(self, client_reader, client_writer):
+        serving = asyncio.current_task()
+        self._serving.add(serving)
+        try:
+            await self._link(client_reader, client_writer)
+        finally:
+            self._serving.discard(serving)
+
+    async def _link(self, client_reader, client_writer):
         with self._lock:
             self.connections += 1
             number = self.connections
@@ -141,4 +150,7 @@ class LatencyProxy:
                     break
             await delivering
         except (ConnectionError, OSError):
+            # the sender broke the connection: break the other side's too, so that its own pipe ends
             delivering.cancel()
+            await asyncio.gather(delivering, return_exceptions=True)
+            writer.close()

@@ -110,7 +110,7 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--runs", type=int, default=9, help="runs of the in-process variants and the floor")
     parser.add_argument("--slow-runs", type=int, default=3, help="runs of the module path and the uri variant")
-    parser.add_argument("--budget", type=float, default=540,
+    parser.add_argument("--budget", type=float, default=720,
                         help="seconds (per profile) after which no repeat run starts")
     parser.add_argument("--scenarios", help="comma-separated keys: " + ",".join(cls.key for cls in SCENARIOS))
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated: " + ",".join(VARIANTS))

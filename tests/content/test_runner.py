@@ -135,9 +135,10 @@ class Job:
             self.private, self.status, self.rc, self.output[-2000:], self.stdout[-6000:])
 
 
-def run_job(tmp_path, emulator, collections, playbook, extravars):
+def run_job(tmp_path, emulator, collections, playbook, extravars, cmdline=None):
     """Run project/<playbook name> through ansible-runner from a private data directory laid out as AWX
-    lays it out; the emulator's credentials in env/envvars, as a credential type injects them."""
+    lays it out; the emulator's credentials in env/envvars, as a credential type injects them; cmdline:
+    ansible-playbook's extra arguments in env/cmdline (AWX writes --diff there for "Show Changes")."""
     private = tmp_path / "job"
     for folder in ("project", "inventory", "env"):
         (private / folder).mkdir(parents=True, exist_ok=True)
@@ -159,6 +160,8 @@ def run_job(tmp_path, emulator, collections, playbook, extravars):
                    ANSIBLE_LOCALHOST_WARNING="false")
     (private / "env" / "envvars").write_text(yaml.safe_dump(envvars))
     (private / "env" / "settings").write_text(yaml.safe_dump(dict(job_timeout=600, idle_timeout=300)))
+    if cmdline:
+        (private / "env" / "cmdline").write_text(cmdline)
     # ansible-runner in a process of its own, as AWX starts it: its environment is PATH (for ansible-playbook)
     # and the runner's own needs, none of the caller's ANSIBLE_* or PLANETSCALE_* settings
     bin_dir = os.path.dirname(sys.executable)
@@ -227,22 +230,25 @@ def test_the_demo_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path,
     assert job.other_files_with(secrets) == ["artifacts/job/command", "env/envvars", "env/extravars"]
 
 
-def branch_job(tmp_path, emulator, collections, database="app"):
+def branch_job(tmp_path, emulator, collections, database="app", diff=False):
     emulator.reset()
     output = tmp_path / "out"
     output.mkdir()
     job = run_job(tmp_path, emulator, collections, ("branch.yml", BRANCH_PLAYBOOK),
-                  dict(database=database, output_dir=str(output)))
+                  dict(database=database, output_dir=str(output)), cmdline="--diff" if diff else None)
     assert (job.status, job.rc) == ("successful", 0), job
     return job, handled_secrets(emulator, output / "pr-7.json")
 
 
+@pytest.mark.parametrize("diff", [False, True], ids=["", "show-changes"])
 @pytest.mark.parametrize("database, tasks", [
     ("app", ("Ensure the password", "Hand back the connection details")),
     ("pgapp", ("Ensure the role", "Hand back the connection details (PostgreSQL)")),
 ])
-def test_a_role_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path, installed, database, tasks):
-    job, secrets = branch_job(tmp_path, emulator, installed, database)
+def test_a_role_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path, installed, database, tasks, diff):
+    """The job as AWX runs it, and with "Show Changes" (--diff), where the connection file's content would
+    show in the diff of the task that writes it."""
+    job, secrets = branch_job(tmp_path, emulator, installed, database, diff)
     assert any(value.startswith("pscale_pw_") for value in secrets)
     assert all(job.task_events(task) for task in tasks)
     assert job.ran_from(installed)
@@ -250,14 +256,19 @@ def test_a_role_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path, i
     assert job.other_files_with(secrets) == ["artifacts/job/command", "env/envvars"]
 
 
-@pytest.mark.parametrize("tasks_file, task, database", [
-    (BRANCH_TASKS, "Ensure the password", "app"), (BRANCH_TASKS, "Hand back the connection details", "app"),
-    (ROLE_TASKS, "Ensure the role", "pgapp"), (ROLE_TASKS, "Hand back the connection details (PostgreSQL)", "pgapp"),
+@pytest.mark.parametrize("tasks_file, task, database, diff", [
+    (BRANCH_TASKS, "Ensure the password", "app", False),
+    (BRANCH_TASKS, "Hand back the connection details", "app", False),
+    (BRANCH_TASKS, "Write the connection details, readable by their owner only", "app", True),
+    (ROLE_TASKS, "Ensure the role", "pgapp", False),
+    (ROLE_TASKS, "Hand back the connection details (PostgreSQL)", "pgapp", False),
+    (ROLE_TASKS, "Write the connection details of the role, readable by their owner only", "pgapp", True),
 ])
 def test_the_check_finds_the_secret_of_a_role_task_without_no_log(emulator, tmp_path, installed, tasks_file, task,
-                                                                  database):
+                                                                  database, diff):
     """A copy of the installed collection whose branch_environment role lost the no_log of one task that
-    handles the password's secret: the job's events show it, and the check says where."""
+    handles the password's secret: the job's events show it, and the check says where. The tasks that write
+    the connection file show it only in a diff: their jobs run with "Show Changes" (--diff)."""
     copy = str(tmp_path / "collections")
     shutil.copytree(installed, copy)
     path = os.path.join(copy, tasks_file)
@@ -270,10 +281,13 @@ def test_the_check_finds_the_secret_of_a_role_task_without_no_log(emulator, tmp_
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(tasks[:match.start()] + stripped + tasks[match.end():])
 
-    job, secrets = branch_job(tmp_path, emulator, copy, database)
+    job, secrets = branch_job(tmp_path, emulator, copy, database, diff)
     assert job.ran_from(copy)
     leaks = secret_leaks(job, secrets)
     print("\n".join(leaks))
     assert leaks, "no_log removed from %r, yet no secret in the job's events" % task
-    assert all(("of task %r" % task) in leak for leak in leaks), leaks  # in its events only, not in the output
+    assert any(("of task %r" % task) in leak for leak in leaks), leaks
+    # in its events only; a diff is also printed (stdout), where the default callback shows it
+    printed = ("stdout: ", "ansible-runner's output: ") if diff else ()
+    assert all(("of task %r" % task) in leak or leak.startswith(printed) for leak in leaks), leaks
     assert any("pscale_pw_" in leak for leak in leaks)

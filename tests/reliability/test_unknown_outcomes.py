@@ -29,6 +29,7 @@ MODES = {
 }
 ORG_PATH = "^/v1/organizations/acme"
 DB_PATH = ORG_PATH + "/databases/app"
+PG_PATH = ORG_PATH + "/databases/pgapp"  # a PostgreSQL database
 
 
 def _faults_met(emulator, run, rules, figures):
@@ -65,6 +66,7 @@ def _rules(mode, updated, gone, world):
     fault = MODES[mode]
     targets = [
         ("POST", DB_PATH + "/branches$"),
+        ("POST", PG_PATH + "/branches$"),
         ("DELETE", DB_PATH + "/branches/uo-gone$"),
         ("POST", DB_PATH + "/branches/main/passwords$"),
         ("PATCH", DB_PATH + "/branches/main/passwords/%s$" % updated["id"]),
@@ -83,6 +85,8 @@ def _resource_play(emulator):
     users = emulator.world["users"]
     return play([
         task("Create branch uo-new", "branch", database="app", name="uo-new", parent_branch="main"),
+        task("Create PostgreSQL branch uo-pg", "branch", database="pgapp", name="uo-pg", parent_branch="main",
+             major_version="18"),
         task("Delete branch uo-gone", "branch", database="app", name="uo-gone", state="absent"),
         task("Create password uo-new " + REVEALS, "password", database="app", branch="main", name="uo-new",
              ttl=3600, role="reader"),
@@ -121,6 +125,13 @@ def test_each_write_with_an_unknown_outcome_leaves_one_resource_and_reports_the_
     assert sorted(branches) == ["main", "uo-new"]
     created = run.result("Create branch uo-new").result["branch"]
     assert created["name"] == "uo-new" and created["ready"] is True
+    # On PostgreSQL: once, of the major version asked for (a create-only setting, so a second create would
+    # not have been noticed by comparing).
+    pg_branches = emulator.list("/organizations/acme/databases/pgapp/branches")
+    assert sorted(b["name"] for b in pg_branches) == ["main", "uo-pg"]
+    assert [b["major_version"] for b in pg_branches if b["name"] == "uo-pg"] == ["18"]
+    created = run.result("Create PostgreSQL branch uo-pg").result["branch"]
+    assert (created["name"], created["kind"], created["ready"]) == ("uo-pg", "postgresql", True)
 
     # Passwords: exactly one uo-new, whose returned secret and id are the ones that exist.
     passwords = emulator.list("/organizations/acme/databases/app/branches/main/passwords")
