@@ -29,7 +29,7 @@ MODES = {
 }
 ORG_PATH = "^/v1/organizations/acme"
 DB_PATH = ORG_PATH + "/databases/app"
-PG_PATH = ORG_PATH + "/databases/pgapp"  # a PostgreSQL database
+PG_DB_PATH = ORG_PATH + "/databases/pgapp"  # a PostgreSQL database
 
 
 def _faults_met(emulator, run, rules, figures):
@@ -66,7 +66,7 @@ def _rules(mode, updated, gone, world):
     fault = MODES[mode]
     targets = [
         ("POST", DB_PATH + "/branches$"),
-        ("POST", PG_PATH + "/branches$"),
+        ("POST", PG_DB_PATH + "/branches$"),
         ("DELETE", DB_PATH + "/branches/uo-gone$"),
         ("POST", DB_PATH + "/branches/main/passwords$"),
         ("PATCH", DB_PATH + "/branches/main/passwords/%s$" % updated["id"]),
