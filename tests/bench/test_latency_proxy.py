@@ -81,4 +81,3 @@ def test_connections_are_counted_and_reset(proxy):
     assert proxy.connections == 3
     proxy.reset()
     assert proxy.connections == 0
-
