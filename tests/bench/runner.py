@@ -35,9 +35,9 @@ class Bench:
     quick runs are spread over the whole time of the slow ones, and a change of load hits
     every variant. With an earlier version of the collection (baseline: a collections path
     that holds it), its in-process run follows uri and its module path run follows the module
-    path's. Later rounds, the quickest runs first, repeat the in-process variants and the floor
-    up to `runs` times and the slow variants up to `slow_runs` times, while the time budget
-    allows (a run is only started when its first duration still fits).
+    path's. Later rounds repeat the in-process variants and the floor up to `runs` times, then
+    the slow variants up to `slow_runs` times, while the time budget allows (a run is only
+    started when its first duration still fits).
     """
 
     def __init__(self, emulator, ansible, sizes=None, scenarios=None, variants=VARIANTS, runs=5, slow_runs=3,
@@ -69,8 +69,13 @@ class Bench:
             jobs += [((scenario.key, v), (lambda s=scenario, v=v: self.measure(s, v))) for v in order]
         return jobs
 
+    @staticmethod
+    def quick(key):
+        """The floor and the in-process variants: a few seconds a run, where the others take tens."""
+        return key[0] == "floor" or key[1] in ("in_process", "base_in_process")
+
     def wanted(self, key):
-        return self.runs if key[0] == "floor" or key[1] in ("in_process", "base_in_process") else self.slow_runs
+        return self.runs if self.quick(key) else self.slow_runs
 
     def run(self):
         self.started = time.monotonic()
@@ -79,17 +84,20 @@ class Bench:
             if len(self.results.get(key, ())) < self.wanted(key):
                 job()
         self.log("first round done after %.0fs, load %s" % (time.monotonic() - self.started, loads()))
-        # one job per key, the quickest first: the runs a median needs most of (the in-process variants and
-        # the floor, a few seconds each) are not left to whatever time the slow ones leave
-        repeats = dict(sorted(dict(jobs).items(), key=lambda item: self.results[item[0]][0]["wall"]))
-        while True:
-            due = [(key, job) for key, job in repeats.items() if len(self.results[key]) < self.wanted(key) and self.fits(key)]
-            if not due:
-                break
-            for key, job in due:
-                if self.fits(key):
-                    job()
-            self.log("repeats after %.0fs, load %s" % (time.monotonic() - self.started, loads()))
+        # one job per key; the quick ones (the floor and the in-process variants, a few seconds each) are
+        # repeated to their count first, taking turns, so that their medians are not left to whatever time
+        # the slow ones leave; then the slow ones, taking turns too
+        repeats = dict(jobs)
+        for quick in (True, False):
+            while True:
+                due = [(key, job) for key, job in repeats.items() if self.quick(key) == quick
+                       and len(self.results[key]) < self.wanted(key) and self.fits(key)]
+                if not due:
+                    break
+                for key, job in due:
+                    if self.fits(key):
+                        job()
+                self.log("repeats after %.0fs, load %s" % (time.monotonic() - self.started, loads()))
         return self.results
 
     def fits(self, key):
