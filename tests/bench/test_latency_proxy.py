@@ -19,6 +19,7 @@ import pytest
 from latency_proxy import LatencyProxy
 
 DELAY = 0.05  # one way
+EPSILON = 1e-9  # the schedule is sums of floats: (opened + 2 * DELAY) + DELAY may round below opened + 3 * DELAY
 
 
 class _Echo(socketserver.BaseRequestHandler):
@@ -64,12 +65,12 @@ def test_a_new_connection_pays_the_tcp_handshake_then_each_chunk_one_way(proxy):
     assert up and down
     _number, _direction, opened, _read, due, _size = up[0]
     # the client's first bytes: sent one round trip after it began to connect (SYN, SYN-ACK), then one way
-    assert due >= opened + 3 * DELAY
+    assert due >= opened + 3 * DELAY - EPSILON
     for _number, _direction, _opened, read, due, _size in chunks:
-        assert due >= read + DELAY  # every byte waits the one-way delay
-    assert down[0][4] >= opened + 4 * DELAY  # the first answer: the handshake's round trip and the request's
+        assert due >= read + DELAY - EPSILON  # every byte waits the one-way delay
+    assert down[0][4] >= opened + 4 * DELAY - EPSILON  # the first answer: the handshake's round trip and the request's
     later = up[1:]
-    assert later and all(due == read + DELAY for _n, _d, _o, read, due, _s in later if read >= opened + 2 * DELAY)
+    assert later and all(abs(due - (read + DELAY)) < EPSILON for _n, _d, _o, read, due, _s in later if read >= opened + 2 * DELAY)
     for stream in (up, down):
         assert [entry[4] for entry in stream] == sorted(entry[4] for entry in stream)  # in order
 
