@@ -56,6 +56,8 @@ class ScriptedServer:
             do_GET = do_POST = do_PATCH = do_DELETE = _answer
 
         class Counting(ThreadingHTTPServer):
+            request_queue_size = 64  # connections made at once wait to be accepted (the default backlog is 5)
+
             def get_request(self):
                 accepted = super().get_request()
                 server.connections += 1

@@ -19,11 +19,15 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.client import PA
 class Listing:
     """A list of `size` records served by page, as the emulator's full envelope (or a leaner one)."""
 
-    def __init__(self, size, envelope="full", delay=0.0):
+    def __init__(self, size, envelope="full", delay=0.0, gather=None):
         self.ids = ["r%d" % n for n in range(size)]
         self.envelope = envelope
         self.delay = delay
+        # gather: hold the first requests until this many are in flight at once (at most 10 s), so that a
+        # slow start of a thread on a busy machine cannot hide how many the client sends side by side
+        self.gather = gather
         self.lock = threading.Lock()
+        self.gathered = threading.Condition(self.lock)
         self.in_flight = self.most_in_flight = 0
         self.special = {}  # page -> list of answers to give before the ordinary one
 
@@ -35,6 +39,9 @@ class Listing:
             self.most_in_flight = max(self.most_in_flight, self.in_flight)
             special = self.special.get(number)
             answer = special.pop(0) if special else None
+            if self.gather and number > 1:
+                self.gathered.notify_all()
+                self.gathered.wait_for(lambda: self.most_in_flight >= self.gather, timeout=10)
         try:
             if answer is not None:
                 return answer(request) if callable(answer) else answer
@@ -73,7 +80,7 @@ def walk(server, notes=None, retries=0, **kwargs):
 @pytest.mark.parametrize("envelope", ["full", "count"])
 def test_a_list_that_tells_its_length_is_read_a_few_pages_at_a_time_each_once_in_order(server, envelope, caplog):
     pages = 2 * PARALLEL_PAGES  # more pages after the first than are read at a time
-    listing = serve(server, Listing(100 * pages, envelope, delay=0.1))
+    listing = serve(server, Listing(100 * pages, envelope, gather=PARALLEL_PAGES))
     with caplog.at_level(logging.WARNING, logger="urllib3"):
         assert walk(server) == listing.ids
     assert not [r for r in caplog.records if "pool is full" in r.getMessage()]  # no connection thrown away
