@@ -183,11 +183,14 @@ def test_a_rate_limit_holds_every_thread_at_the_gate(server, monkeypatch):
         return gate
 
     monkeypatch.setattr(pages_module, "Gate", recorded_gate)
-    listing = serve(server, Listing(900, delay=0.3))  # the other pages answer after the 429
+    # more pages than threads, so that every thread has a page to read after its first, which answers
+    # after the 429 has closed the gate (Retry-After 1 s) and before it opens
+    pages = 2 * PARALLEL_PAGES + 1
+    listing = serve(server, Listing(100 * pages, delay=0.3))
     listing.special[3] = [(429, {"code": "rate_limited", "message": "slow down"}, {"Retry-After": "1"})]
     assert walk(server, retries=2) == listing.ids
     asked = pages_asked(server)
-    assert sorted(asked) == sorted(list(range(1, 10)) + [3])  # page 3 twice, every other page once
+    assert sorted(asked) == sorted(list(range(1, pages + 1)) + [3])  # page 3 twice, every other page once
     gate, = gates
     assert gate.holds == 1
     waiting = set(name for name, seconds in gate.waits)
