@@ -147,6 +147,61 @@ def run(command, log, **kwargs):
                               **kwargs).returncode
 
 
+def cache_dir():
+    """Where initialised data directories are kept (DATAPLANE_CACHE, else build/dataplane of the project)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return os.environ.get("DATAPLANE_CACHE") or os.path.join(root, "build", "dataplane")
+
+
+def initialised(install_db, initdb, mariadbd, as_postgres, scratch, attempts=3):
+    """A directory with freshly initialised data directories (mariadb/, postgres/) for these binaries: made once
+    (mariadb-install-db and initdb side by side, 1-3 s) and copied by every start. The bootstrap of MariaDB crashed
+    once in a few dozen runs on a busy machine: it is tried again."""
+    key = "-".join("%d" % os.stat(path).st_mtime_ns for path in (mariadbd, initdb))
+    target = os.path.join(cache_dir(), "initialised-" + key)
+    if os.path.isdir(target):
+        return target
+    os.makedirs(cache_dir(), exist_ok=True)
+    work = tempfile.mkdtemp(prefix="initialising-", dir=cache_dir())
+    os.chmod(work, 0o755)
+    log = os.path.join(scratch, "initialise.log")
+    user = "--user=" + pwd.getpwuid(os.geteuid()).pw_name
+    pg_parent = os.path.join(work, "pg")
+    os.makedirs(pg_parent)
+    if as_postgres:
+        os.chown(pg_parent, as_postgres["user"], as_postgres["group"])
+    results = {}
+
+    def mariadb():
+        for _attempt in range(attempts):
+            shutil.rmtree(os.path.join(work, "mariadb"), ignore_errors=True)
+            results["mariadb"] = run([install_db, "--no-defaults", "--auth-root-authentication-method=normal",
+                                      "--skip-test-db", user, "--datadir=" + os.path.join(work, "mariadb")], log)
+            if not results["mariadb"]:
+                return
+
+    def postgres():
+        results["postgres"] = run([initdb, "-N", "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "-D",
+                                   os.path.join(pg_parent, "data")], log, **as_postgres)
+
+    jobs = [threading.Thread(target=mariadb), threading.Thread(target=postgres)]
+    for job in jobs:
+        job.start()
+    for job in jobs:
+        job.join()
+    if results.get("mariadb") or results.get("postgres"):
+        shutil.rmtree(work, ignore_errors=True)
+        raise DataPlaneError("%s failed; its log %s:\n%s" % (
+            "mariadb-install-db" if results.get("mariadb") else "initdb", log, tail(log)))
+    os.rename(os.path.join(pg_parent, "data"), os.path.join(work, "postgres"))
+    os.rmdir(pg_parent)
+    try:
+        os.rename(work, target)
+    except OSError:  # another start made it meanwhile
+        shutil.rmtree(work, ignore_errors=True)
+    return target
+
+
 class DataPlane:
     """A MariaDB and a PostgreSQL server in a temp dir, with TLS from cert_dir's CA (write_certificates)."""
 
@@ -173,34 +228,22 @@ class DataPlane:
         self.directory = self.directory or tempfile.mkdtemp(prefix="dataplane-")
         os.chmod(self.directory, 0o755)  # the postgres user goes through it
         my_dir, pg_dir = os.path.join(self.directory, "mariadb"), os.path.join(self.directory, "postgres")
-        os.makedirs(my_dir)
-        os.makedirs(pg_dir, mode=0o700)
         as_postgres = {}
         if os.geteuid() == 0:
             account = pwd.getpwnam("postgres")
-            os.chown(pg_dir, account.pw_uid, account.pw_gid)
             as_postgres = dict(user=account.pw_uid, group=account.pw_gid, extra_groups=[])
         my_log, pg_log = os.path.join(self.directory, "mariadb.log"), os.path.join(self.directory, "postgres.log")
-        # both initialisations at once (they are the slow part)
-        results = {}
-        jobs = [
-            threading.Thread(target=lambda: results.__setitem__("mariadb", run(
-                [install_db, "--no-defaults", "--auth-root-authentication-method=normal", "--skip-test-db",
-                 "--user=root" if os.geteuid() == 0 else "--user=%s" % pwd.getpwuid(os.geteuid()).pw_name,
-                 "--datadir=" + os.path.join(my_dir, "data")], my_log))),
-            threading.Thread(target=lambda: results.__setitem__("postgres", run(
-                [initdb, "-N", "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "-D",
-                 os.path.join(pg_dir, "data")], pg_log, **as_postgres))),
-        ]
-        for job in jobs:
-            job.start()
-        for job in jobs:
-            job.join()
+        template = initialised(install_db, initdb, mariadbd, as_postgres, self.directory)
+        os.makedirs(my_dir)
+        os.makedirs(pg_dir, mode=0o700)
+        shutil.copytree(os.path.join(template, "mariadb"), os.path.join(my_dir, "data"), symlinks=True)
+        shutil.copytree(os.path.join(template, "postgres"), os.path.join(pg_dir, "data"), symlinks=True)
+        os.chmod(os.path.join(pg_dir, "data"), 0o700)
+        if as_postgres:
+            for path in [pg_dir] + [os.path.join(top, name) for top, dirs, files in os.walk(pg_dir)
+                                    for name in dirs + files]:
+                os.chown(path, as_postgres["user"], as_postgres["group"])
         self.timings["initialise"] = round(time.monotonic() - started, 2)
-        if results.get("mariadb"):
-            raise DataPlaneError("mariadb-install-db failed; its log %s:\n%s" % (my_log, tail(my_log)))
-        if results.get("postgres"):
-            raise DataPlaneError("initdb failed; its log %s:\n%s" % (pg_log, tail(pg_log)))
         # PostgreSQL reads its key only when its user owns it, mode 0600
         for name in ("server.crt", "server.key"):
             target = os.path.join(pg_dir, name)
