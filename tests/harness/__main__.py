@@ -91,10 +91,7 @@ def foreground(emulator):
 
 
 def describe_dataplane(emulator):
-    plane = emulator.dataplane
-    print("data plane: MariaDB on %s:%s, PostgreSQL on %s:%s, TLS with the CA %s (started in %.1f s)" % (
-        plane.config["mysql"]["host"], plane.config["mysql"]["port"], plane.config["postgres"]["host"],
-        plane.config["postgres"]["port"], plane.ca_file, plane.timings["start"]), flush=True)
+    print(emulator.dataplane.describe(), flush=True)
 
 
 def execute(args):

@@ -300,6 +300,12 @@ class DataPlane:
         self.timings["start"] = round(time.monotonic() - started, 2)
         return self
 
+    def describe(self):
+        """One line for people: where the servers listen, the CA, how long they took to start."""
+        return "data plane: MariaDB on %s:%s, PostgreSQL on %s:%s, TLS with the CA %s (started in %.1f s)" % (
+            self.config["mysql"]["host"], self.config["mysql"]["port"], self.config["postgres"]["host"],
+            self.config["postgres"]["port"], self.ca_file, self.timings["start"])
+
     def _start_reaper(self):
         pids = ["%d:%d" % (signal.SIGTERM, self.mariadb.pid), "%d:%d" % (signal.SIGINT, self.postgres.pid)]
         self.reaper = subprocess.Popen(  # pylint: disable=consider-using-with
