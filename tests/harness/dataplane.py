@@ -91,8 +91,8 @@ def write_certificates(cert_dir, python=None):
     done = subprocess.run([python or sys.executable, "-c", CERTIFICATES, cert_dir], capture_output=True, text=True,
                           check=False)
     if done.returncode:
-        raise DataPlaneError("Could not write the certificates with %s: %s" % (python or sys.executable,
-                                                                              done.stderr[-2000:]))
+        raise DataPlaneError("Could not write the certificates with %s: %s"
+                             % (python or sys.executable, done.stderr[-2000:]))
     return os.path.join(cert_dir, "ca.pem")
 
 
