@@ -206,3 +206,32 @@ def test_a_reset_of_the_world_empties_the_servers(api, dataplane):
                          user="postgres", dbname="postgres") as admin:
         names = [row[0] for row in admin.execute(sql.SQL("SELECT rolname FROM pg_roles WHERE rolname !~ '^pg_'"))]
     assert sorted(name.split(".")[0] for name in names) == ["postgres", "postgres"]  # the server's, the default role
+
+
+def test_the_harness_starts_the_servers_with_the_emulator_and_stops_them_by_their_ids(tmp_path):
+    import os
+    import socket
+    import sys
+
+    from harness.emulator import Emulator
+
+    emulator = Emulator(str(tmp_path / "emulator.log"), python=sys.executable).start()  # plain http: still a CA
+    try:
+        world = emulator.world
+        assert world["ca_file"] == emulator.ca_file and os.path.isfile(world["ca_file"]) and emulator.ca is None
+        plane = emulator.dataplane
+        pids = [plane.config["mysql"]["pid"], plane.config["postgres"]["pid"]]
+        default = world["postgres"]["default_role"]
+        emulator.control("POST", "/connect", dict(username=default["username"], password=default["password"]))
+        host, port = world["dataplane"]["postgres"].split(":")
+        with psycopg.connect(host=host, port=int(port), user=default["username"], password=default["password"],
+                             dbname=default["database_name"], sslmode="verify-full", sslrootcert=world["ca_file"]):
+            pass
+    finally:
+        emulator.stop()
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", int(port)), timeout=1).close()
+    assert not os.path.exists(plane.directory)
