@@ -76,7 +76,7 @@ def _stop_on_sigterm(_signum, _frame):
 
 def foreground(emulator):
     """The emulator in the foreground (its output on this terminal) with its data plane; stopped with it."""
-    from .dataplane import DataPlane, write_certificates  # pylint: disable=import-outside-toplevel
+    from .dataplane import DataPlane, DataPlaneError, write_certificates  # pylint: disable=import-outside-toplevel
 
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
     try:
@@ -84,6 +84,8 @@ def foreground(emulator):
         emulator.dataplane = DataPlane(emulator.cert_dir).start()
         describe_dataplane(emulator)
         return subprocess.call(emulator.command(), env=emulator.environment())
+    except DataPlaneError as error:
+        raise HarnessError(str(error)) from None
     except KeyboardInterrupt:
         return 130
     finally:

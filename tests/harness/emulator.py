@@ -24,7 +24,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from .dataplane import DataPlane, write_certificates
+from .dataplane import DataPlane, DataPlaneError, write_certificates
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TESTS = os.path.join(ROOT, "tests")
@@ -95,8 +95,11 @@ class Emulator:
             handle, self.log_path = tempfile.mkstemp(prefix="emulator-", suffix=".log")
             os.close(handle)
         if self.dataplane is None:
-            write_certificates(self.cert_dir, self.python)
-            self.dataplane = DataPlane(self.cert_dir).start()
+            try:
+                write_certificates(self.cert_dir, self.python)
+                self.dataplane = DataPlane(self.cert_dir).start()
+            except DataPlaneError as error:  # a missing server fails the start with its sentence, never skips
+                raise HarnessError(str(error)) from None
         with open(self.log_path, "w", encoding="utf-8") as log:
             self.process = subprocess.Popen(  # pylint: disable=consider-using-with
                 self.command(), cwd=ROOT, env=self.environment(), stdout=log, stderr=subprocess.STDOUT,
