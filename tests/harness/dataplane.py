@@ -120,15 +120,14 @@ def postgres_bin():
     return [POSTGRES_BIN] + versions
 
 
-def listening(port, process, deadline, what, log):
+def listening(path, process, deadline, what, log):
+    """Wait for the server's Unix socket (made once its TCP port is bound) while the process runs."""
     while time.monotonic() < deadline:
         if process.poll() is not None:
             break
-        try:
-            with socket.create_connection((HOST, port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.03)
+        if os.path.exists(path):
+            return
+        time.sleep(0.03)
     raise DataPlaneError("%s did not start (exit %s); the end of its log %s:\n%s" % (
         what, process.poll(), log, tail(log)))
 
@@ -256,8 +255,40 @@ class DataPlane:
                       "local all postgres trust\n"
                       "hostssl all all 127.0.0.1/32 scram-sha-256\n"
                       "host all all 0.0.0.0/0 reject\n")
-        my_port, pg_port = free_port(), free_port()
         my_socket = os.path.join(my_dir, "mysqld.sock")
+        for attempt in range(3):  # a port another process took between free_port() and the server's bind: again
+            my_port, pg_port = free_port(), free_port()
+            self._launch(mariadbd, postgres, (my_dir, my_port, my_socket, my_log), (pg_dir, pg_port, pg_log),
+                         as_postgres)
+            deadline = time.monotonic() + timeout
+            try:
+                # each server makes its Unix socket (in this directory) once its TCP port is bound
+                listening(my_socket, self.mariadb, deadline, "mariadbd", my_log)
+                listening(os.path.join(pg_dir, ".s.PGSQL.%d" % pg_port), self.postgres, deadline, "postgres", pg_log)
+                break
+            except DataPlaneError:
+                if attempt == 2 or "in use" not in tail(my_log) + tail(pg_log):
+                    self.stop()
+                    raise
+                self._stop_servers()
+                for log in (my_log, pg_log):
+                    os.rename(log, "%s.%d" % (log, attempt))
+        self.config = {
+            "ca_file": self.ca_file,
+            "mysql": {"host": HOST, "port": my_port, "socket": my_socket, "user": "root", "pid": self.mariadb.pid},
+            "postgres": {"host": HOST, "port": pg_port, "socket_dir": pg_dir, "user": "postgres",
+                         "pid": self.postgres.pid},
+        }
+        self.config_path = os.path.join(self.directory, "dataplane.json")
+        with open(self.config_path, "w", encoding="utf-8") as handle:
+            json.dump(self.config, handle, indent=2)
+        self.timings["start"] = round(time.monotonic() - started, 2)
+        return self
+
+    def _launch(self, mariadbd, postgres, mariadb_at, postgres_at, as_postgres):
+        """Both servers, in sessions of their own (a terminal's ^C is for the harness), and the reaper."""
+        my_dir, my_port, my_socket, my_log = mariadb_at
+        pg_dir, pg_port, pg_log = postgres_at
         new_session = dict(start_new_session=True, stdin=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         with open(my_log, "ab") as out:
             self.mariadb = subprocess.Popen(  # pylint: disable=consider-using-with
@@ -281,24 +312,23 @@ class DataPlane:
                 stdout=out, **new_session, **as_postgres)
         self._start_reaper()
         atexit.register(self.stop)
-        deadline = time.monotonic() + timeout
-        try:
-            listening(my_port, self.mariadb, deadline, "mariadbd", my_log)
-            listening(pg_port, self.postgres, deadline, "postgres", pg_log)
-        except DataPlaneError:
-            self.stop()
-            raise
-        self.config = {
-            "ca_file": self.ca_file,
-            "mysql": {"host": HOST, "port": my_port, "socket": my_socket, "user": "root", "pid": self.mariadb.pid},
-            "postgres": {"host": HOST, "port": pg_port, "socket_dir": pg_dir, "user": "postgres",
-                         "pid": self.postgres.pid},
-        }
-        self.config_path = os.path.join(self.directory, "dataplane.json")
-        with open(self.config_path, "w", encoding="utf-8") as handle:
-            json.dump(self.config, handle, indent=2)
-        self.timings["start"] = round(time.monotonic() - started, 2)
-        return self
+
+    def _stop_servers(self):
+        """Stop both servers and the reaper, keeping the directory (a launch tried again)."""
+        for process, sig in ((self.mariadb, signal.SIGTERM), (self.postgres, signal.SIGINT)):
+            if process is not None and process.poll() is None:
+                process.send_signal(sig)
+        for process in (self.mariadb, self.postgres):
+            if process is not None:
+                try:
+                    process.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+        if self.reaper is not None and self.reaper.poll() is None:
+            self.reaper.kill()  # without closing its pipe first: that would remove the directory
+            self.reaper.wait()
+        self.mariadb = self.postgres = self.reaper = None
 
     def describe(self):
         """One line for people: where the servers listen, the CA, how long they took to start."""
