@@ -27,7 +27,7 @@ description:
   - A database or branch whose name is not a name the platform gives (lower-case letters, digits, C(-) and C(_),
     starting with a letter or a digit) is not added; a warning names its ID.
   - The credentials and connection options are checked by the code that checks those of the modules, before any
-    request, with the same sentences.
+    request, with the same sentences and the same warnings (plain http to another machine, O(validate_certs=false)).
   - Read-only. It never creates a password or any other credential, and never writes.
   - The configuration file must end in C(.planetscale.yml) or C(.planetscale.yaml).
 author:
@@ -202,7 +202,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             raise AnsibleParserError("databases must name databases, not %s." % ", ".join(repr(b) for b in bad))
         params = dict((name, self.get_option(name)) for name in CONNECTION_OPTIONS)
         try:  # the modules' own checks and sentences; the kind of credential not kept leaves params
-            return check_connection(params), params
+            return check_connection(params, warn=self.display.warning), params
         except ModuleFailure as failure:
             raise AnsibleParserError(failure.msg) from None
 

@@ -399,13 +399,14 @@ class _ConnectionSettings(Module):
     option_sets = (CREDENTIALS, CONNECTION)
 
 
-def check_connection(params):
+def check_connection(params, warn=None):
     """Check the credentials and connection settings (CREDENTIALS and CONNECTION) with the modules' own checks, for
     a plugin that is not a module (the planetscale.cloud.branches inventory). Raise ModuleFailure with the modules'
-    sentence; answer the Authorization header of the one kind of credential kept (params loses the other kind, as
-    a module's do)."""
-    settings = _ConnectionSettings(params)
+    sentence; give warn the modules' warnings about the transport (plain http, unchecked TLS); answer the
+    Authorization header of the one kind of credential kept (params loses the other kind, as a module's do)."""
+    settings = _ConnectionSettings(params, TaskContext(warn=warn))
     settings.validate()
+    settings.warn_about_transport()
     return settings.authorization()
 
 

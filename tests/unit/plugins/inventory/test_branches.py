@@ -224,3 +224,9 @@ def test_a_credential_in_the_file_wins_over_the_other_kind_from_the_environment(
     inventory(tmp_path, config(tmp_path, server), "--list", env=dict(PLANETSCALE_ACCESS_TOKEN="access-secret"))
     assert server.requests and all(request["headers"]["Authorization"] == "svc-id:svc-secret"
                                    for request in server.requests)
+
+
+def test_the_transport_is_warned_about_as_the_modules_do(server, tmp_path):
+    server.default = answer(dict(app=[]))
+    done = inventory(tmp_path, config(tmp_path, server, validate_certs=False), "--list")
+    assert says(done, "validate_certs has no effect on api_url: plain http has no TLS.")
