@@ -38,7 +38,7 @@ def page(items):
 
 def branch(name, touch, **fields):
     record = dict(id="id-" + name, type="Branch", name=name, production=False, state="ready", kind="mysql",
-                  mysql_address="%s.connect.example" % name, cluster_name="PS_10",
+                  mysql_address=pipe(touch), cluster_name="PS_10",
                   actor=dict(id="actor-1", display_name=pipe(touch)),
                   region=dict(slug="us-east", display_name=pipe(touch)))
     record.update(fields)
@@ -114,6 +114,7 @@ def assert_literal(listed, touched):
     assert hostvars["planetscale_branch"]["actor"]["display_name"] == text
     assert hostvars["planetscale_branch"]["region"]["display_name"] == text
     assert (hostvars["who"], hostvars["where"], hostvars["said"]) == (text, text, "by " + text)
+    assert hostvars["ansible_host"] == text
     assert listed["by_" + re.sub("[^A-Za-z0-9_]", "_", text)]["hosts"] == ["app.main"]
     assert listed["named"]["hosts"] == ["app.main"] and listed["region_us_east"]["hosts"] == ["app.main"]
 
