@@ -393,6 +393,23 @@ class InfoModule(Module):
         return list(self.client.paginate(url_path, params=params, limit=limit))
 
 
+class _ConnectionSettings(Module):
+    """The shared options alone, for check_connection."""
+
+    option_sets = (CREDENTIALS, CONNECTION)
+
+
+def check_connection(params, warn=None):
+    """Check the credentials and connection settings (CREDENTIALS and CONNECTION) with the modules' own checks, for
+    a plugin that is not a module (the planetscale.cloud.branches inventory). Raise ModuleFailure with the modules'
+    sentence; give warn the modules' warnings about the transport (plain http, unchecked TLS); answer the
+    Authorization header of the one kind of credential kept (params loses the other kind, as a module's do)."""
+    settings = _ConnectionSettings(params, TaskContext(warn=warn))
+    settings.validate()
+    settings.warn_about_transport()
+    return settings.authorization()
+
+
 def is_name(value):
     """Whether a value can name something in an API path: not blank, not . or .., no control or path character."""
     return value.strip() not in ("", ".", "..") and not any(ord(c) < 32 or c in NOT_IN_NAMES for c in value)
