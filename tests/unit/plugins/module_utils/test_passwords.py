@@ -9,8 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import (
-    NEWEST, CreationWindow, age, server_time, timestamp)
+from ansible_collections.planetscale.cloud.plugins.module_utils.lost_creates import CreationWindow, server_time
+from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import NEWEST, age, timestamp
 
 UTC = timezone.utc
 
