@@ -94,13 +94,14 @@ def ambiguous(what, mine, noun):
 
 
 def left_alone(what, others, noun):
+    found = ids(others)
     if len(others) == 1:
         return ("%s: the %s with id %s appeared while the answer to this task's create was lost, but it lacks a "
                 "field the task sent or was made outside the time of that request, so it is left as it is. If it is "
-                "this task's, nobody holds its secret: delete it (state=absent with its id)." % (what, noun, ids(others)))
+                "this task's, nobody holds its secret: delete it (state=absent with its id)." % (what, noun, found))
     return ("%s: the %ss with ids %s appeared while the answer to this task's create was lost, but each lacks a "
             "field the task sent or was made outside the time of that request, so they are left as they are. If one "
-            "is this task's, nobody holds its secret: delete it (state=absent with its id)." % (what, noun, ids(others)))
+            "is this task's, nobody holds its secret: delete it (state=absent with its id)." % (what, noun, found))
 
 
 def unproven(what, record, noun):

@@ -21,7 +21,8 @@ from datetime import datetime, timedelta, timezone
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, without_secrets
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
-from ansible_collections.planetscale.cloud.plugins.module_utils.lost_creates import LostCreate, check_answer, server_time
+from ansible_collections.planetscale.cloud.plugins.module_utils.lost_creates import (
+    LostCreate, check_answer, server_time)
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import poll
 from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_iso8601 as timestamp

@@ -364,10 +364,10 @@ USER = (200, dict(id="u1", display_name="App user"))  # GET /user: the user the 
 
 
 def unproven(number, whose):
-    return ("Password 'app' on branch 'main' of database 'shop': the password with id pw%d appeared while the answer to "
-            "this task's create was lost and has every field the task sent, but %s, so this task cannot prove it made "
-            "it: it is left as it is and the create is sent again. It may be this task's, whose secret nobody holds, "
-            "or another client's: if it is yours, delete it (state=absent with its id)." % (number, whose))
+    return ("Password 'app' on branch 'main' of database 'shop': the password with id pw%d appeared while the answer "
+            "to this task's create was lost and has every field the task sent, but %s, so this task cannot prove it "
+            "made it: it is left as it is and the create is sent again. It may be this task's, whose secret nobody "
+            "holds, or another client's: if it is yours, delete it (state=absent with its id)." % (number, whose))
 
 
 def test_a_lost_create_never_deletes_another_clients_password_with_the_same_name_and_fields(server):
