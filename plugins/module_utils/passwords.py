@@ -126,6 +126,7 @@ class OwnPasswords:
             self.known = set(p["id"] for p in self.named())
         if self.lost is None:
             self.lost = LostCreate(self, self.known, self.noun)
+        self.lost.known = self.known  # a later read may have looked again
         self.sent = dict((name, value) for name, value in values.items() if value not in (None, []))
         self.lost.before_create()
         created = super().create(self.sent)
