@@ -348,8 +348,8 @@ def test_a_request_that_shows_no_deployment_state_is_waited_for_until_the_timeou
     platform(GET__deploy_requests__3=[(200, request()), (200, bare)],
              POST__deploy_requests__3__deploy=[(200, request("queued"))])
     caught = failure(server, number=3, state="deployed", wait_timeout=30)
-    assert caught.msg == ("Waited 30 seconds (wait_timeout) for deploy request #3 (dev into main) of database 'shop' to "
-                          "be deployed; its last answer showed no deployment state. Raise wait_timeout, or set wait to "
+    assert caught.msg == ("Waited 30 seconds (wait_timeout) for deploy request #3 (dev into main) of database 'shop' "
+                          "to be deployed; its last answer showed no deployment state. Raise wait_timeout, or set wait to "
                           "false and run the task again later.")
     assert caught.result["changed"] is True
     assert 25 < sum(sleeps) <= 30
