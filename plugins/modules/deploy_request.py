@@ -19,8 +19,8 @@ description:
     else) ends the task at once, with a sentence that names the state and lists each lint error (table, error,
     link to the docs) or the deploy error.
   - A request with no schema changes is a success with RV(status=no_changes), and RV(msg) says so. When the task has
-    just opened it, that is a change (RV(ignore:changed=true)): the request stays open, as the platform leaves it,
-    and a second run finds it and writes nothing.
+    just opened it, that is a change (RV(ignore:changed=true)), since others see the open request; it stays open, as
+    the platform leaves it, and a second run finds it and writes nothing.
 author:
   - planetscale.cloud contributors (@planetscale-ansible)
 options:

@@ -101,6 +101,16 @@ def failure(server, **args):
      "instant_ddl, revert_window=skip only act with state=deployed: set state to deployed, or leave them out."),
     (dict(branch="dev", wait_timeout=-1), "wait_timeout must be 0 or more seconds, not -1."),
     (dict(branch="a/b"), "branch must be a name, not 'a/b'."),
+    (dict(branch="UPPER"), "branch must be a branch name the platform accepts: 1 to 63 characters, lower-case "
+                           "letters, digits, '-' and '_', starting with a letter or digit; not 'UPPER'."),
+    (dict(branch="has space"), "branch must be a branch name the platform accepts: 1 to 63 characters, lower-case "
+                               "letters, digits, '-' and '_', starting with a letter or digit; not 'has space'."),
+    (dict(branch="dev", into_branch="Main Branch"),
+     "into_branch must be a branch name the platform accepts: 1 to 63 characters, lower-case letters, digits, '-' and "
+     "'_', starting with a letter or digit; not 'Main Branch'."),
+    (dict(number=3, state="closed", into_branch="Main"),
+     "into_branch must be a branch name the platform accepts: 1 to 63 characters, lower-case letters, digits, '-' and "
+     "'_', starting with a letter or digit; not 'Main'."),
 ])
 def test_bad_input_is_a_sentence_before_any_request(server, args, sentence):
     assert failure(server, **args).msg == sentence
