@@ -138,8 +138,9 @@ class DeployRequestReview(Module):
         reviews = list(self.client.paginate(url))
         ids = reviewer_ids(self.client, self.params.get("service_token_id"))  # None with an access token (validate)
         found = own_review(reviews, ids, action, body)
-        if found is None and unattributed_review(reviews, action, body) is not None:
-            found = unattributed_review(reviews, action, body)
+        unattributed = None if found else unattributed_review(reviews, action, body)
+        if unattributed is not None:  # maybe this reviewer's: not posted again, and said so
+            found = unattributed
             self.ctx.warn(unattributed_warning(found, action, "Deploy request #%s of database %r" % (
                 self.params["number"], self.params["database"])))
         review, changed = found, found is None
