@@ -82,10 +82,10 @@ def unattributed_review(reviews, action, body, known=()):
 
 def unattributed_warning(review, action, where):
     """The warning of a task that posts nothing because a review it asks for names no author."""
+    what = "an approval" if action == "approve" else "a comment with the same text"
     return ("%s has %s (review %s) whose record names no author, so the module cannot tell whether it is this "
             "reviewer's; it posted none, rather than review twice. If it is someone else's, review the deploy request "
-            "in the platform's web application." % (where, "an approval" if action == "approve" else
-                                                   "a comment with the same text", review.get("id")))
+            "in the platform's web application." % (where, what, review.get("id")))
 
 
 def post_review(client, url, action, body, find):
