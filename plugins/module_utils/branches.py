@@ -14,18 +14,9 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.schemas import l
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import (
     Waiter, check_wait_timeout, write_and_settle)
 
-# The platform's rule for the name of a new branch; it refuses any other name with 422.
-NEW_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")
 CLUSTER_SIZE = re.compile(r"(SIZE|PS)_[1-9][0-9]*")
 MAJOR_VERSION = re.compile(r"[1-9][0-9]{0,2}")
 ISO_8601 = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?")
-
-
-def check_new_name(option, value):
-    """Refuse, before any request, a name the platform would refuse for a new branch."""
-    if not NEW_NAME.fullmatch(value):
-        raise ModuleFailure("%s must be a branch name the platform accepts: 1 to 63 characters, lower-case letters, "
-                            "digits, '-' and '_', starting with a letter or digit; not %r." % (option, value))
 
 
 def check_create_options(size, point, major=None):
@@ -106,11 +97,11 @@ class BranchResource(Resource):
     be ready first. Enabling safe migrations is refused, before any write, while the schema has lint errors.
     """
 
+    branch_options = ("name",)  # with parent_branch, held to the branch-name rule (Module.branch_naming)
+
     def validate(self):
         super().validate()
-        if self.params["state"] == "present":  # a name to create; state=absent may delete any name
-            check_new_name("name", self.params["name"])
-        else:
+        if self.params["state"] == "absent":
             contrary = [name for name in LIFECYCLE if self.params.get(name)]
             if contrary:
                 raise ModuleFailure("state absent deletes the branch, so %s: true cannot hold; leave %s out." % (

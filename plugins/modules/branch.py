@@ -27,9 +27,9 @@ options:
   name:
     description:
       - The name of the branch.
-      - With O(state=present), a name the platform accepts for a new branch, 1 to 63 lower-case letters, digits, V(-)
-        and V(_), starting with a letter or digit; another name is refused before any request, also in check mode.
-        O(state=absent) takes any name.
+      - A name the platform accepts for a branch, 1 to 63 lower-case letters, digits, V(-) and V(_), starting with a
+        letter or digit; another name (here, in O(parent_branch) or in any module's option that names a branch) is
+        refused before any request, also in check mode and with O(state=absent), since no branch has one.
     type: str
     required: true
   state:

@@ -172,6 +172,8 @@ def test_settings(api):
         "list_envelope": "full",
         "cluster_rate_name": False,
         "type_keys": False,
+        "lean_write_answers": False,
+        "zero_times": False,
         "deploy_check_delay": 1.0,
         "deploy_step_delay": 1.0,
         "revert_window": 1800.0,
