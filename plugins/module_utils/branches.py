@@ -57,6 +57,16 @@ def other_size(have, want):
 
 
 ASLEEP = ("sleeping", "sleep_in_progress")  # states that do not become ready by themselves
+
+
+def is_ready(record):
+    """Whether a database or branch record says it is ready: ready true, or, where the record has no ready field
+    (the platform's database records often carry none), state ready."""
+    if record.get("ready") is not None:
+        return bool(record["ready"])
+    return record.get("state") == "ready"
+
+
 PRODUCTION_DELETE = ("%s is a production branch, which the platform does not delete: demote it first (a task with "
                      "production: false), then delete it.")
 PROTECTED_DELETE = ("%s is protected from deletion (deletion_protected): set deletion_protected: false in this task, "
@@ -79,7 +89,7 @@ def readiness(label, need=None):
     what = capital(label)
     remedy = "it must be ready to %s: raise wait_timeout" % need if need else "raise wait_timeout or set wait to false"
     return Waiter(
-        "%s to be ready" % label, done=lambda b: b.get("ready") or b.get("state") in ASLEEP,
+        "%s to be ready" % label, done=lambda b: is_ready(b) or b.get("state") in ASLEEP,
         state=lambda b: b.get("state"), key="branch",
         failed=lambda b: "%s was deleted while waiting for it to be ready." % what if b is None else None,
         timed_out=lambda b, timeout: "%s was not ready after %s seconds (state %r); %s." % (
@@ -211,7 +221,7 @@ class BranchResource(Resource):
     def ready(self, branch, changed, need):
         """The branch once it is ready (or asleep), which what the task does next needs. changed: whether this run
         has written already, for the result of a timeout."""
-        if branch.get("ready"):
+        if is_ready(branch):
             return branch
         return readiness(self.label(), need).wait(self.read, self.params["wait_timeout"], current=branch,
                                                   changed=changed)
@@ -230,9 +240,9 @@ class BranchResource(Resource):
         if not self.created and other_size(have, size):
             self.ctx.warn("%s has cluster size %s, not %s: cluster_size only shapes a new branch, so it is left as it "
                           "is." % (capital(self.label()), have, size))
-        if not self.params["wait"] or resource.get("ready") or self.ctx.check_mode:
+        if not self.params["wait"] or is_ready(resource) or self.ctx.check_mode:
             return resource, changed
         branch = readiness(self.label()).wait(self.read, self.params["wait_timeout"], current=resource, changed=changed)
-        if not branch.get("ready"):
+        if not is_ready(branch):
             self.ctx.warn("%s is %s, so it is not ready to serve queries." % (capital(self.label()), branch["state"]))
         return branch, changed
