@@ -71,6 +71,8 @@ PRODUCTION_DELETE = ("%s is a production branch, which the platform does not del
                      "production: false), then delete it.")
 PROTECTED_DELETE = ("%s is protected from deletion (deletion_protected): set deletion_protected: false in this task, "
                     "or in a task before it, to delete it.")
+DEFAULT_DEMOTE = ("%s is the database's default branch, which the platform does not demote: make another branch the "
+                  "default first (planetscale.cloud.database with default_branch), then demote this one.")
 UNSAFE_SCHEMA = ("%s has %d schema lint error%s, and safe migrations cannot be enabled until the schema has none; fix "
                  "%s: %s.")
 # The settings that promote, demote, safe-migrations and PATCH change on an existing branch; never sent to create one.
@@ -115,6 +117,8 @@ class BranchResource(Resource):
     record shows it), safe migrations on (POST). Promoting and enabling safe migrations wait for the branch to
     be ready first. Enabling safe migrations is refused, before any write, while the schema has lint errors.
     """
+
+    database_record = None  # the database's record, once a rule needs it
 
     def validate(self):
         super().validate()
@@ -172,8 +176,20 @@ class BranchResource(Resource):
                 raise ModuleFailure(PRODUCTION_DELETE % capital(self.label()))
             if resource.get("deletion_protected") and self.params["deletion_protected"] is not False:
                 raise ModuleFailure(PROTECTED_DELETE % capital(self.label()))
-        elif self.params["safe_migrations"] and not resource.get("safe_migrations"):
+            return
+        if self.params["production"] is False and resource.get("production") and self.is_default(resource):
+            raise ModuleFailure(DEFAULT_DEMOTE % capital(self.label()))
+        if self.params["safe_migrations"] and not resource.get("safe_migrations"):
             self.refuse_lint_errors(resource["name"])
+
+    def is_default(self, resource):
+        """Whether the branch is its database's default branch: what the branch record says (default), else what the
+        database record says (default_branch; read once, only to decide a demotion)."""
+        if resource.get("default") is not None:
+            return bool(resource["default"])
+        if self.database_record is None:
+            self.database_record = self.client.get(self.org_path("databases", self.params["database"])) or {}
+        return self.database_record.get("default_branch") == resource.get("name")
 
     def refuse_postgres_only(self, kind):
         """Fail, before any write, when an option only a PostgreSQL database takes is given for another kind."""
