@@ -151,7 +151,7 @@ class BranchResource(Resource):
         parent = self.client.get(self.url(changes["parent_branch"])) or {}
         self.refuse_postgres_only(parent.get("kind"))
         if changes.get("safe_migrations"):
-            self.refuse_lint_errors(changes["parent_branch"])
+            self.refuse_lint_errors(changes["parent_branch"], kind=parent.get("kind"))
         branch = dict(name=self.params["name"], parent_branch=changes["parent_branch"], state="pending", ready=False)
         if changes.get("region"):
             branch["region"] = dict(slug=changes["region"])
@@ -180,7 +180,7 @@ class BranchResource(Resource):
         if self.params["production"] is False and resource.get("production") and self.is_default(resource):
             raise ModuleFailure(DEFAULT_DEMOTE % capital(self.label()))
         if self.params["safe_migrations"] and not resource.get("safe_migrations"):
-            self.refuse_lint_errors(resource["name"])
+            self.refuse_lint_errors(resource["name"], kind=resource.get("kind"))
 
     def is_default(self, resource):
         """Whether the branch is its database's default branch: what the branch record says (default), else what the
@@ -198,10 +198,11 @@ class BranchResource(Resource):
             raise ModuleFailure(NOT_POSTGRES % (" and ".join(given) + (" is" if len(given) == 1 else " are"),
                                                 self.params["database"], kind, "it" if len(given) == 1 else "them"))
 
-    def refuse_lint_errors(self, branch, error=None, changed=False):
+    def refuse_lint_errors(self, branch, error=None, changed=False, kind=None):
         """Fail, naming every lint error, when the schema of branch (this one, or the parent a new one copies) has
-        any; error is the API's refusal this explains, changed whether this run wrote before it."""
-        errors = read_lint_errors(self.client, self.url(branch))
+        any; error is the API's refusal this explains, changed whether this run wrote before it. A PostgreSQL branch
+        (kind, where the record is at hand) has no lint, and nothing is read."""
+        errors = read_lint_errors(self.client, self.url(branch), kind=kind)
         if not errors:
             return
         subject = capital(self.label()) if branch == self.params["name"] else (

@@ -174,6 +174,19 @@ def test_safe_migrations_true_reads_the_lint_then_enables(server):
     assert calls(server) == [("GET", "/dev"), ("GET", "/dev/schema/lint"), ("POST", "/dev/safe-migrations")]
 
 
+def test_safe_migrations_on_a_postgresql_branch_read_no_lint(server):
+    server.script = [(200, branch(production=True, kind="postgresql")),
+                     (200, branch(production=True, kind="postgresql", safe_migrations=True))]
+    assert run(server, safe_migrations=True)["changed"] is True
+    assert calls(server) == [("GET", "/dev"), ("POST", "/dev/safe-migrations")]
+
+
+def test_a_schema_lint_answered_404_is_no_lint(server):
+    server.script = [(200, branch(production=True)), NOT_FOUND, (200, branch(production=True, safe_migrations=True))]
+    assert run(server, safe_migrations=True)["changed"] is True
+    assert calls(server) == [("GET", "/dev"), ("GET", "/dev/schema/lint"), ("POST", "/dev/safe-migrations")]
+
+
 def test_safe_migrations_already_on_is_one_read(server):
     server.script = [(200, branch(production=True, safe_migrations=True))]
     assert run(server, safe_migrations=True)["changed"] is False
