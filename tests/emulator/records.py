@@ -71,8 +71,8 @@ class OAuthError(Exception):
 
 # The shapes real responses take beside the published OpenAPI (../shared/reference/README.md):
 # ``lean: true`` turns on the leanest combination, ``lean: false`` goes back to the full shapes.
-LEAN = {"list_envelope": "bare", "cluster_rate_name": True, "type_keys": True}
-FULL = {"list_envelope": "full", "cluster_rate_name": False, "type_keys": False}
+LEAN = {"list_envelope": "bare", "cluster_rate_name": True, "type_keys": True, "recorded_databases": True}
+FULL = {"list_envelope": "full", "cluster_rate_name": False, "type_keys": False, "recorded_databases": False}
 
 
 def expand_lean(changes: dict) -> dict:
@@ -98,6 +98,9 @@ class Settings(BaseModel):
     )
     cluster_rate_name: bool = Field(False, description="branch records carry cluster_rate_name, not cluster_name")
     type_keys: bool = Field(False, description='records carry "type" ("Branch", "Region", ...)')
+    recorded_databases: bool = Field(
+        False, description="database records carry neither ready nor kind, as the platform's recorded ones"
+    )
     deploy_check_delay: float = Field(1.0, ge=0, description="seconds a new deploy request stays pending (its check)")
     deploy_step_delay: float = Field(1.0, ge=0, description="seconds each step of a deploy, cancel or revert takes")
     revert_window: float = Field(1800.0, ge=0, description="seconds a deployed request can be reverted")
@@ -128,7 +131,8 @@ class Settings(BaseModel):
 
     def serialization(self) -> dict:
         """The serialization context of the record shapes these settings ask for."""
-        return {"type_keys": self.type_keys, "cluster_rate_name": self.cluster_rate_name}
+        return {"type_keys": self.type_keys, "cluster_rate_name": self.cluster_rate_name,
+                "recorded_databases": self.recorded_databases}
 
 
 class Clock:

@@ -172,6 +172,7 @@ def test_settings(api):
         "list_envelope": "full",
         "cluster_rate_name": False,
         "type_keys": False,
+        "recorded_databases": False,
         "deploy_check_delay": 1.0,
         "deploy_step_delay": 1.0,
         "revert_window": 1800.0,
