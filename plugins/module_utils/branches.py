@@ -162,8 +162,7 @@ class BranchResource(Resource):
 
     def create(self, values):
         if any(self.params[name] is not None for name in POSTGRES_ONLY):  # the database's kind, before the write
-            self.refuse_postgres_only((self.client.get(self.org_path("databases", self.params["database"])) or
-                                       {}).get("kind"))
+            self.refuse_postgres_only(self.database_kind(values["parent_branch"]))
         if values.get("safe_migrations"):  # the new branch starts with its parent's schema
             self.refuse_lint_errors(values["parent_branch"])
         body = dict((name, value) for name, value in values.items() if name not in LIFECYCLE)
@@ -181,6 +180,14 @@ class BranchResource(Resource):
             raise ModuleFailure(DEFAULT_DEMOTE % capital(self.label()))
         if self.params["safe_migrations"] and not resource.get("safe_migrations"):
             self.refuse_lint_errors(resource["name"], kind=resource.get("kind"))
+
+    def database_kind(self, parent):
+        """The kind of the database: its record's, else (a record that does not state it, as the platform's recorded
+        databases do) that of the parent branch, whose record carries it."""
+        self.database_record = self.client.get(self.org_path("databases", self.params["database"])) or {}
+        if self.database_record.get("kind"):
+            return self.database_record["kind"]
+        return (self.client.get(self.url(parent), missing_ok=True) or {}).get("kind")
 
     def is_default(self, resource):
         """Whether the branch is its database's default branch: what the branch record says (default), else what the
