@@ -78,7 +78,7 @@ options:
     description:
       - V(true) promotes the branch to production, V(false) demotes it to development; the task waits until the
         branch's record shows it. Promoting waits for the branch to be ready first, whatever O(wait) says.
-        The database's default branch is not demoted: the task fails before any write, also in check mode.
+        The database's default branch is not demoted; the task fails before any write, also in check mode.
     type: bool
   safe_migrations:
     description:
