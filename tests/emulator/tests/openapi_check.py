@@ -47,6 +47,8 @@ METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
 ENVELOPE_TOTALS = {"current_page", "total_count", "total_pages"}
 LEAN_WRITES = re.compile(r"^(PATCH /v1/.*/deploy-requests/\d+|POST /v1/.*/deploy-requests/\d+/(deploy|cancel))$")
+# the answers that carry database records (a list or one): the recorded_databases setting leaves out ready and kind
+DATABASE_PATH = re.compile(r"/v1/organizations/[^/]+/databases(/[^/]+)?/?$")
 # success statuses an operation does not declare that the platform answers under a setting
 # (../shared/reference/README.md, "More of the platform"): (operation, status) -> the setting that asks for it
 DEVIATIONS = {
@@ -261,6 +263,8 @@ class PublishedApi:
             return True
         if settings.get("lean_write_answers") and LEAN_WRITES.search(f"{exchange.method} {exchange.path}"):
             return True  # a deploy request's close, deploy or cancel answered with the recorded lean body
+        if missing in ("ready", "kind") and settings.get("recorded_databases", False):
+            return DATABASE_PATH.match(exchange.path) is not None
         return missing == "cluster_name" and settings.get("cluster_rate_name", False)
 
 

@@ -174,6 +174,7 @@ def test_settings(api):
         "type_keys": False,
         "lean_write_answers": False,
         "zero_times": False,
+        "recorded_databases": False,
         "deploy_check_delay": 1.0,
         "deploy_step_delay": 1.0,
         "revert_window": 1800.0,
