@@ -20,6 +20,9 @@ description:
     never print it.
   - The user name and the password are percent-encoded in a URL and a JDBC URL, so that any character in them is
     safe. A Go DSN of the MySQL driver takes them as they are (the driver does not decode them).
+  - Every form verifies the server's certificate and that it is issued for the host (MySQL V(VERIFY_IDENTITY), the
+    Go driver's C(tls=true), PostgreSQL V(verify-full)), so that no one else can answer for the host and take the
+    password. A weaker mode only where O(ssl_mode) names it.
 positional: _input
 options:
   _input:
@@ -33,8 +36,8 @@ options:
     required: true
   format:
     description:
-      - V(url) - C(mysql://user:password@host/database?ssl-mode=REQUIRED), or
-        C(postgresql://user:password@host:5432/database?sslmode=verify-full).
+      - V(url) - C(mysql://user:password@host/database?ssl-mode=VERIFY_IDENTITY) (the form of MySQL Shell and
+        the MySQL connectors), or C(postgresql://user:password@host:5432/database?sslmode=verify-full).
       - V(go) - the DSN of the Go MySQL driver, C(user:password@tcp(host)/database?tls=true); for PostgreSQL the
         URL, which the Go drivers take.
       - V(jdbc) - C(jdbc:mysql://host:3306/database?sslMode=VERIFY_IDENTITY&user=...&password=...), or
@@ -61,6 +64,17 @@ options:
       - The port. By default V(5432) for PostgreSQL; for MySQL the host's default (V(3306) in a JDBC URL), left out
         of the URL and the DSN.
     type: int
+  ssl_mode:
+    description:
+      - How the client checks the server. By default the strictest, which verifies the server's identity -
+        V(VERIFY_IDENTITY) for MySQL, V(verify-full) for PostgreSQL.
+      - V(VERIFY_CA) or V(verify-ca) verify the certificate but not that it names the host; V(REQUIRED) or
+        V(require) encrypt and accept any certificate, so whoever answers for the host gets the password. Give
+        them only for a client that cannot verify.
+      - The MySQL modes are for MySQL, the PostgreSQL modes for PostgreSQL; another fails. The Go DSN of MySQL
+        has no V(VERIFY_CA) (it gives C(tls=skip-verify) for V(REQUIRED)).
+    type: str
+    choices: [VERIFY_IDENTITY, VERIFY_CA, REQUIRED, verify-full, verify-ca, require]
 seealso:
   - module: planetscale.cloud.password
   - module: planetscale.cloud.postgres_role
@@ -118,6 +132,9 @@ from ansible.module_utils.common.text.converters import to_text
 
 FORMATS = ("url", "go", "jdbc", "env")
 KINDS = ("mysql", "postgresql")
+# the TLS modes of each kind, the strictest (the default) first; the Go MySQL driver's tls value for each
+SSL_MODES = dict(mysql=("VERIFY_IDENTITY", "VERIFY_CA", "REQUIRED"), postgresql=("verify-full", "verify-ca", "require"))
+GO_TLS = dict(VERIFY_IDENTITY="true", REQUIRED="skip-verify")
 NO_SECRET = ("connection_url: the %s carries no secret. The platform shows it only in the result of the task that "
              "created, renewed or reset it (not a later run, not check mode): format that task's registered result, "
              "or read the secret from where it was stored.")
@@ -180,28 +197,46 @@ def _details(value, kind, database, port):
     return shaped, host, port, username, secret, database
 
 
-def _url(kind, host, port, username, secret, database):
+def _ssl_mode(kind, ssl_mode, format):  # pylint: disable=redefined-builtin
+    """The TLS mode for the kind: the strictest unless the user names another of the kind's modes."""
+    if ssl_mode is None:
+        return SSL_MODES[kind][0]
+    if ssl_mode not in SSL_MODES[kind]:
+        known = SSL_MODES["mysql"] + SSL_MODES["postgresql"]
+        raise AnsibleFilterError("connection_url: ssl_mode for %s must be one of %s, not %r%s." % (
+            kind, ", ".join(SSL_MODES[kind]), ssl_mode, " (a mode of the other kind)" if ssl_mode in known else ""))
+    if format == "go" and kind == "mysql" and ssl_mode not in GO_TLS:
+        raise AnsibleFilterError("connection_url: the Go MySQL driver has no ssl_mode %s; leave ssl_mode out (the "
+                                 "driver then verifies the server's identity) or give REQUIRED." % ssl_mode)
+    return ssl_mode
+
+
+def _url(kind, host, port, username, secret, database, ssl_mode):
     user = "%s:%s" % (quote(username, safe=""), quote(secret, safe=""))
     address = host if port is None else "%s:%d" % (host, port)
-    query = "sslmode=verify-full" if kind == "postgresql" else "ssl-mode=REQUIRED"
+    query = "%s=%s" % ("sslmode" if kind == "postgresql" else "ssl-mode", ssl_mode)
     return "%s://%s@%s/%s?%s" % (kind, user, address, quote(database, safe=""), query)
 
 
-def connection_url(value, format="url", kind=None, database=None, port=None):  # pylint: disable=redefined-builtin
+def connection_url(value, format="url", kind=None, database=None, port=None,  # pylint: disable=redefined-builtin
+                   ssl_mode=None):
     """The connection string of a password or role result that carries its secret."""
     if format not in FORMATS:
         raise AnsibleFilterError("connection_url: format must be one of %s, not %r." % (", ".join(FORMATS), format))
     if kind is not None and kind not in KINDS:
         raise AnsibleFilterError("connection_url: kind must be mysql or postgresql, not %r." % (kind,))
+    if ssl_mode is not None and not isinstance(ssl_mode, str):
+        raise AnsibleFilterError("connection_url: ssl_mode must be the name of a mode, such as VERIFY_IDENTITY.")
     kind, host, port, username, secret, database = _details(value, kind, database, port)
-    url = _url(kind, host, port, username, secret, database)
+    ssl_mode = _ssl_mode(kind, ssl_mode, format)
+    url = _url(kind, host, port, username, secret, database, ssl_mode)
     if format == "url" or (format == "go" and kind == "postgresql"):
         return url
     if format == "go":
-        return "%s:%s@tcp(%s)/%s?tls=true" % (username, secret, host if port is None else "%s:%d" % (host, port),
-                                              database)
+        return "%s:%s@tcp(%s)/%s?tls=%s" % (username, secret, host if port is None else "%s:%d" % (host, port),
+                                            database, GO_TLS[ssl_mode])
     if format == "jdbc":
-        query = "sslmode=verify-full" if kind == "postgresql" else "sslMode=VERIFY_IDENTITY"
+        query = "%s=%s" % ("sslmode" if kind == "postgresql" else "sslMode", ssl_mode)
         return "jdbc:%s://%s:%d/%s?%s&user=%s&password=%s" % (
             kind, host, port or 3306, quote(database, safe=""), query, quote(username, safe=""), quote(secret, safe=""))
     if any(char in part for part in (username, secret, database) for char in "\r\n\0"):

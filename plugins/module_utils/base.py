@@ -166,6 +166,7 @@ class Module:
     required_if = ()
     required_by = {}
     path_options = ()  # options that become path segments
+    branch_options = ()  # options that name a branch beyond those named branch or *_branch (see branch_naming())
 
     def __init__(self, params, ctx=None):
         self.params = params
@@ -185,6 +186,14 @@ class Module:
             options.update(option_set.options)
         options.update(cls.argument_spec)
         return options
+
+    @classmethod
+    def branch_naming(cls):
+        """The options that name a branch, held to the platform's rule for branch names in every module: those of
+        type str named branch or *_branch, and branch_options."""
+        named = [name for name, option in cls.argument_spec.items() if option.get("type") == "str" and (
+            name == "branch" or name.endswith("_branch"))]
+        return tuple(named) + tuple(name for name in cls.branch_options if name not in named)
 
     @classmethod
     def spec(cls):
@@ -298,6 +307,8 @@ class Module:
             value = self.params.get(name)
             if value is not None and not is_name(value):
                 raise ModuleFailure("%s must be a name, not %r." % (name, value))
+        for name in self.branch_naming():
+            check_branch_name(name, self.params.get(name))
         for group in self.required_one_of:  # the argument spec lets an option given as null count
             if all(self.params.get(name) is None for name in group):
                 raise ModuleFailure("one of the following is required: %s." % ", ".join(group))
@@ -393,9 +404,38 @@ class InfoModule(Module):
         return list(self.client.paginate(url_path, params=params, limit=limit))
 
 
+class _ConnectionSettings(Module):
+    """The shared options alone, for check_connection."""
+
+    option_sets = (CREDENTIALS, CONNECTION)
+
+
+def check_connection(params, warn=None):
+    """Check the credentials and connection settings (CREDENTIALS and CONNECTION) with the modules' own checks, for
+    a plugin that is not a module (the planetscale.cloud.branches inventory). Raise ModuleFailure with the modules'
+    sentence; give warn the modules' warnings about the transport (plain http, unchecked TLS); answer the
+    Authorization header of the one kind of credential kept (params loses the other kind, as a module's do)."""
+    settings = _ConnectionSettings(params, TaskContext(warn=warn))
+    settings.validate()
+    settings.warn_about_transport()
+    return settings.authorization()
+
+
 def is_name(value):
     """Whether a value can name something in an API path: not blank, not . or .., no control or path character."""
     return value.strip() not in ("", ".", "..") and not any(ord(c) < 32 or c in NOT_IN_NAMES for c in value)
+
+
+# The platform's rule for the name of a branch. It refuses any other name for a new or renamed branch (422), so no
+# branch has one: an option that names a branch (Module.branch_options) is held to it in every module.
+BRANCH_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")
+
+
+def check_branch_name(option, value):
+    """Refuse, before any request, a branch name the platform refuses (None: not given)."""
+    if value is not None and not BRANCH_NAME.fullmatch(value):
+        raise ModuleFailure("%s must be a branch name the platform accepts: 1 to 63 characters, lower-case letters, "
+                            "digits, '-' and '_', starting with a letter or digit; not %r." % (option, value))
 
 
 def booleans_as_integers(argument_spec, params, prefix=""):

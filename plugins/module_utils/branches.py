@@ -14,18 +14,9 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.schemas import l
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import (
     Waiter, check_wait_timeout, write_and_settle)
 
-# The platform's rule for the name of a new branch; it refuses any other name with 422.
-NEW_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")
 CLUSTER_SIZE = re.compile(r"(SIZE|PS)_[1-9][0-9]*")
 MAJOR_VERSION = re.compile(r"[1-9][0-9]{0,2}")
 ISO_8601 = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?")
-
-
-def check_new_name(option, value):
-    """Refuse, before any request, a name the platform would refuse for a new branch."""
-    if not NEW_NAME.fullmatch(value):
-        raise ModuleFailure("%s must be a branch name the platform accepts: 1 to 63 characters, lower-case letters, "
-                            "digits, '-' and '_', starting with a letter or digit; not %r." % (option, value))
 
 
 def check_create_options(size, point, major=None):
@@ -57,10 +48,22 @@ def other_size(have, want):
 
 
 ASLEEP = ("sleeping", "sleep_in_progress")  # states that do not become ready by themselves
+
+
+def is_ready(record):
+    """Whether a database or branch record says it is ready: ready true, or, where the record has no ready field
+    (the platform's database records often carry none), state ready."""
+    if record.get("ready") is not None:
+        return bool(record["ready"])
+    return record.get("state") == "ready"
+
+
 PRODUCTION_DELETE = ("%s is a production branch, which the platform does not delete: demote it first (a task with "
                      "production: false), then delete it.")
 PROTECTED_DELETE = ("%s is protected from deletion (deletion_protected): set deletion_protected: false in this task, "
                     "or in a task before it, to delete it.")
+DEFAULT_DEMOTE = ("%s is the database's default branch, which the platform does not demote: make another branch the "
+                  "default first (planetscale.cloud.database with default_branch), then demote this one.")
 UNSAFE_SCHEMA = ("%s has %d schema lint error%s, and safe migrations cannot be enabled until the schema has none; fix "
                  "%s: %s.")
 # The settings that promote, demote, safe-migrations and PATCH change on an existing branch; never sent to create one.
@@ -79,7 +82,7 @@ def readiness(label, need=None):
     what = capital(label)
     remedy = "it must be ready to %s: raise wait_timeout" % need if need else "raise wait_timeout or set wait to false"
     return Waiter(
-        "%s to be ready" % label, done=lambda b: b.get("ready") or b.get("state") in ASLEEP,
+        "%s to be ready" % label, done=lambda b: is_ready(b) or b.get("state") in ASLEEP,
         state=lambda b: b.get("state"), key="branch",
         failed=lambda b: "%s was deleted while waiting for it to be ready." % what if b is None else None,
         timed_out=lambda b, timeout: "%s was not ready after %s seconds (state %r); %s." % (
@@ -106,11 +109,12 @@ class BranchResource(Resource):
     be ready first. Enabling safe migrations is refused, before any write, while the schema has lint errors.
     """
 
+    branch_options = ("name",)  # with parent_branch, held to the branch-name rule (Module.branch_naming)
+    database_record = None  # the database's record, once a rule needs it
+
     def validate(self):
         super().validate()
-        if self.params["state"] == "present":  # a name to create; state=absent may delete any name
-            check_new_name("name", self.params["name"])
-        else:
+        if self.params["state"] == "absent":
             contrary = [name for name in LIFECYCLE if self.params.get(name)]
             if contrary:
                 raise ModuleFailure("state absent deletes the branch, so %s: true cannot hold; leave %s out." % (
@@ -137,7 +141,7 @@ class BranchResource(Resource):
         parent = self.client.get(self.url(changes["parent_branch"])) or {}
         self.refuse_postgres_only(parent.get("kind"))
         if changes.get("safe_migrations"):
-            self.refuse_lint_errors(changes["parent_branch"])
+            self.refuse_lint_errors(changes["parent_branch"], kind=parent.get("kind"))
         branch = dict(name=self.params["name"], parent_branch=changes["parent_branch"], state="pending", ready=False)
         if changes.get("region"):
             branch["region"] = dict(slug=changes["region"])
@@ -148,8 +152,7 @@ class BranchResource(Resource):
 
     def create(self, values):
         if any(self.params[name] is not None for name in POSTGRES_ONLY):  # the database's kind, before the write
-            self.refuse_postgres_only((self.client.get(self.org_path("databases", self.params["database"])) or
-                                       {}).get("kind"))
+            self.refuse_postgres_only(self.database_kind(values["parent_branch"]))
         if values.get("safe_migrations"):  # the new branch starts with its parent's schema
             self.refuse_lint_errors(values["parent_branch"])
         body = dict((name, value) for name, value in values.items() if name not in LIFECYCLE)
@@ -162,8 +165,28 @@ class BranchResource(Resource):
                 raise ModuleFailure(PRODUCTION_DELETE % capital(self.label()))
             if resource.get("deletion_protected") and self.params["deletion_protected"] is not False:
                 raise ModuleFailure(PROTECTED_DELETE % capital(self.label()))
-        elif self.params["safe_migrations"] and not resource.get("safe_migrations"):
-            self.refuse_lint_errors(resource["name"])
+            return
+        if self.params["production"] is False and resource.get("production") and self.is_default(resource):
+            raise ModuleFailure(DEFAULT_DEMOTE % capital(self.label()))
+        if self.params["safe_migrations"] and not resource.get("safe_migrations"):
+            self.refuse_lint_errors(resource["name"], kind=resource.get("kind"))
+
+    def database_kind(self, parent):
+        """The kind of the database: its record's, else (a record that does not state it, as the platform's recorded
+        databases do) that of the parent branch, whose record carries it."""
+        self.database_record = self.client.get(self.org_path("databases", self.params["database"])) or {}
+        if self.database_record.get("kind"):
+            return self.database_record["kind"]
+        return (self.client.get(self.url(parent), missing_ok=True) or {}).get("kind")
+
+    def is_default(self, resource):
+        """Whether the branch is its database's default branch: what the branch record says (default), else what the
+        database record says (default_branch; read once, only to decide a demotion)."""
+        if resource.get("default") is not None:
+            return bool(resource["default"])
+        if self.database_record is None:
+            self.database_record = self.client.get(self.org_path("databases", self.params["database"])) or {}
+        return self.database_record.get("default_branch") == resource.get("name")
 
     def refuse_postgres_only(self, kind):
         """Fail, before any write, when an option only a PostgreSQL database takes is given for another kind."""
@@ -172,10 +195,11 @@ class BranchResource(Resource):
             raise ModuleFailure(NOT_POSTGRES % (" and ".join(given) + (" is" if len(given) == 1 else " are"),
                                                 self.params["database"], kind, "it" if len(given) == 1 else "them"))
 
-    def refuse_lint_errors(self, branch, error=None, changed=False):
+    def refuse_lint_errors(self, branch, error=None, changed=False, kind=None):
         """Fail, naming every lint error, when the schema of branch (this one, or the parent a new one copies) has
-        any; error is the API's refusal this explains, changed whether this run wrote before it."""
-        errors = read_lint_errors(self.client, self.url(branch))
+        any; error is the API's refusal this explains, changed whether this run wrote before it. A PostgreSQL branch
+        (kind, where the record is at hand) has no lint, and nothing is read."""
+        errors = read_lint_errors(self.client, self.url(branch), kind=kind)
         if not errors:
             return
         subject = capital(self.label()) if branch == self.params["name"] else (
@@ -211,7 +235,7 @@ class BranchResource(Resource):
     def ready(self, branch, changed, need):
         """The branch once it is ready (or asleep), which what the task does next needs. changed: whether this run
         has written already, for the result of a timeout."""
-        if branch.get("ready"):
+        if is_ready(branch):
             return branch
         return readiness(self.label(), need).wait(self.read, self.params["wait_timeout"], current=branch,
                                                   changed=changed)
@@ -230,9 +254,9 @@ class BranchResource(Resource):
         if not self.created and other_size(have, size):
             self.ctx.warn("%s has cluster size %s, not %s: cluster_size only shapes a new branch, so it is left as it "
                           "is." % (capital(self.label()), have, size))
-        if not self.params["wait"] or resource.get("ready") or self.ctx.check_mode:
+        if not self.params["wait"] or is_ready(resource) or self.ctx.check_mode:
             return resource, changed
         branch = readiness(self.label()).wait(self.read, self.params["wait_timeout"], current=resource, changed=changed)
-        if not branch.get("ready"):
+        if not is_ready(branch):
             self.ctx.warn("%s is %s, so it is not ready to serve queries." % (capital(self.label()), branch["state"]))
         return branch, changed

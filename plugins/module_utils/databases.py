@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
-from ansible_collections.planetscale.cloud.plugins.module_utils.branches import cluster_size, other_size
+from ansible_collections.planetscale.cloud.plugins.module_utils.branches import cluster_size, is_ready, other_size
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Waiter, check_wait_timeout, write_and_settle
@@ -89,7 +89,7 @@ def readiness(label):
     """The wait for a database (label: "database 'shop'") to be ready, or asleep."""
     what = capital(label)
     return Waiter(
-        "%s to be ready" % label, done=lambda db: db.get("ready") or db.get("state") in ASLEEP,
+        "%s to be ready" % label, done=lambda db: is_ready(db) or db.get("state") in ASLEEP,
         state=lambda db: db.get("state"), key="database",
         failed=lambda db: "%s was deleted while waiting for it to be ready." % what if db is None else None,
         timed_out=lambda db, timeout: "%s was not ready after %s seconds (state %r); raise wait_timeout or set wait "

@@ -33,6 +33,7 @@ CHECKING = frozenset(("pending",))  # the deploy check has not finished
 DEPLOYING = frozenset(("queued", "submitting", "in_progress", "in_progress_vschema", "in_progress_cutover"))
 DEPLOYED = frozenset(("complete_pending_revert", "complete"))  # the schema change is live on the branch deployed into
 REVERTING = frozenset(("in_progress_revert", "in_progress_revert_vschema"))
+PENDING_CUTOVER = frozenset(("pending_cutover",))  # a gated deploy waits here for its cutover
 CANCELLED = frozenset(("in_progress_cancel", "complete_cancel", "cancelled"))
 # From these a deploy request can never be deployed: waiting for it ends at once with a sentence.
 FAIL_FAST = frozenset(("error", "complete_error", "complete_revert_error", "complete_revert")) | CANCELLED
@@ -117,22 +118,46 @@ def failure_sentence(label, request):
     return "%s %s" % (sentence, remedy % dict(branch=request.get("branch"), into_branch=request.get("into_branch")))
 
 
+def unknown_state_sentence(label, request):
+    """Why a wait ends on a deployment state this collection does not know (one not in DEPLOYMENT_STATES)."""
+    return ("%s is in state %r, which this collection does not know (it knows %s), so it cannot tell whether the "
+            "deploy request is deployed: look at it in the platform's web application, and update the collection." % (
+                capital(label), deployment_state(request), ", ".join(DEPLOYMENT_STATES)))
+
+
+def last_state(request):
+    state = deployment_state(request)
+    return "its last state was %r" % state if state is not None else "its last answer showed no deployment state"
+
+
 def waiter(label, goal, done, wait_timeout, fail=FAIL_FAST):
     """The Waiter for a deploy request (label) until done(deployment state), e.g. goal "to be deployed".
 
-    A state in fail ends the wait at once with failure_sentence(); a request deleted meanwhile ends it too.
+    A state in fail ends the wait at once with failure_sentence(), and so does a state the collection does not know
+    (unknown_state_sentence()); a request deleted meanwhile ends it too. A record without a deployment state (a
+    lean answer, a read that lags behind a write) is never done: the wait goes on.
     """
     def failed(request):
         if request is None:
             return "%s was deleted while waiting for it %s." % (capital(label), goal)
-        return failure_sentence(label, request) if deployment_state(request) in fail else None
+        state = deployment_state(request)
+        if state is not None and state not in DEPLOYMENT_STATES:
+            return unknown_state_sentence(label, request)
+        return failure_sentence(label, request) if state in fail else None
 
     return Waiter(
-        "%s %s" % (label, goal), done=lambda request: done(deployment_state(request)), state=deployment_state,
-        failed=failed, key="deploy_request",
-        timed_out=lambda request, timeout: "Waited %s seconds (wait_timeout) for %s %s; its last state was %r. Raise "
-                                           "wait_timeout, or set wait to false and run the task again later." % (
-                                               wait_timeout, label, goal, deployment_state(request)))
+        "%s %s" % (label, goal), state=deployment_state, failed=failed, key="deploy_request",
+        done=lambda request: deployment_state(request) in DEPLOYMENT_STATES and done(deployment_state(request)),
+        timed_out=lambda request, timeout: "Waited %s seconds (wait_timeout) for %s %s; %s. Raise wait_timeout, or "
+                                           "set wait to false and run the task again later." % (
+                                               wait_timeout, label, goal, last_state(request)))
+
+
+def complete(answer):
+    """Whether the answer to a write is the whole deploy request: the platform answers some writes (close, deploy)
+    with a lean record that lacks the request's state and deployment state, which a read then gives."""
+    return isinstance(answer, dict) and answer.get("number") is not None and answer.get("state") is not None and (
+        answer.get("deployment_state") is not None)
 
 
 def advanced(request, state, **deployment):
@@ -270,7 +295,7 @@ class DeployRequestFlow(Module):
         else:
             request = self.ensure(request)
             request = self.check(request) if self.params["state"] == "open" else self.deploy(request)
-        result = dict(changed=self.is_changed(request))
+        result = dict(changed=self.is_changed())
         if request is not None:
             result.update(deploy_request=request, status=status(request))
         if self.message:
@@ -288,12 +313,10 @@ class DeployRequestFlow(Module):
                      if self.params.get(name) is not None)
         return shown
 
-    def is_changed(self, request=None):
-        """Whether a write took effect; a request created only to find it has no changes is not a change."""
-        writes = self.writes
-        if deployment_state(request) == "no_changes":
-            writes = [name for name in writes if name != "create"]
-        return bool(writes)
+    def is_changed(self):
+        """Whether a write took effect. Opening a request is one, also when it turns out to have no changes: others
+        see the open request, and webhooks announce it."""
+        return bool(self.writes)
 
     def write(self, name, send, applied, predicted):
         """Send a write (check mode: predicted is its outcome). After a lost answer the request is read back, and
@@ -311,7 +334,7 @@ class DeployRequestFlow(Module):
                                                on_conflict=lambda error: read_back(error, False))
         if by_this_run:
             self.writes.append(name)
-        return answer if isinstance(answer, dict) and answer.get("number") is not None else self.read(number)
+        return answer if complete(answer) else self.read(number)
 
     def close(self, request):
         if request is None or request.get("state") == "closed":
@@ -368,13 +391,13 @@ class DeployRequestFlow(Module):
         label = self.label(request)
         if self.ctx.check_mode or not (self.params["wait"] or always):
             if deployment_state(request) in fail:
-                raise ModuleFailure(failure_sentence(label, request), changed=self.is_changed(request),
+                raise ModuleFailure(failure_sentence(label, request), changed=self.is_changed(),
                                     deploy_request=request, status=status(request))
             return request
         left = max(0.0, self.deadline - time.monotonic())
         try:
             return waiter(label, goal, done, self.params["wait_timeout"], fail).wait(
-                lambda: self.read(request["number"]), left, current=request, changed=self.is_changed(request))
+                lambda: self.read(request["number"]), left, current=request, changed=self.is_changed())
         except ModuleFailure as failure:
             last = failure.result.get("deploy_request")
             raise ModuleFailure(failure.msg, **dict(failure.result, status=status(last) if last else None))
@@ -390,18 +413,23 @@ class DeployRequestFlow(Module):
             self.message = ("%s has no schema changes to deploy: the schema of %r is already that of %r, so nothing "
                             "was deployed." % (capital(self.label(request)), request.get("branch"),
                                                request.get("into_branch")))
+            if "create" in self.writes and request.get("state", "open") == "open":
+                self.message += " The task opened it, and it stays open (close it with state: closed)."
         return request
 
     def deploy(self, request):
         """state=deployed: after the deploy check, queue the deploy, cut over, then keep, skip or revert the window."""
         reverting = self.params["revert_window"] == "revert"
         fail = FAIL_FAST - frozenset(("complete_revert",)) if reverting else FAIL_FAST
+        # Where a deploy ends for the task: live, or gated before its cutover (and reverted, when it asks for that).
+        # Any other state (a read that lags behind the deploy still says ready) keeps the wait going.
+        live = DEPLOYED | (REVERTING | frozenset(("complete_revert",)) if reverting else frozenset())
         request = self.wait_for(request, "to be checked", lambda state: state not in CHECKING, fail, always=True)
         if deployment_state(request) == "no_changes":
             return self.no_changes(request)
         if deployment_state(request) == "ready" or (self.ctx.check_mode and deployment_state(request) == "pending"):
             request = self.queue(request)
-        request = self.wait_for(request, "to be deployed", lambda state: state not in DEPLOYING, fail)
+        request = self.wait_for(request, "to be deployed", lambda state: state in live | PENDING_CUTOVER, fail)
         if deployment_state(request) == "pending_cutover":
             if not self.params["cutover"]:
                 self.message = ("%s is deployed up to its cutover and waits for it: run the task with cutover: true to "
@@ -410,14 +438,13 @@ class DeployRequestFlow(Module):
             request = self.write("cutover", lambda: self.client.post(self.url(request["number"], "apply-deploy")),
                                  lambda found: deployment_state(found) != "pending_cutover",
                                  advanced(request, "complete_pending_revert"))
-            request = self.wait_for(request, "to be deployed",
-                                    lambda state: state not in DEPLOYING | frozenset(("pending_cutover",)), fail)
+            request = self.wait_for(request, "to be deployed", lambda state: state in live, fail)
         return self.revert_window(request, fail)
 
     def queue(self, request):
         if lint_errors(request):
             raise ModuleFailure(failure_sentence(self.label(request), request), deploy_request=request,
-                                status=status(request), changed=self.is_changed(request))
+                                status=status(request), changed=self.is_changed())
         body = dict(instant_ddl=self.params["instant_ddl"]) if self.params["instant_ddl"] is not None else None
         gated = (request.get("deployment") or {}).get("auto_cutover", self.params["auto_cutover"]) is False
         try:
@@ -439,7 +466,7 @@ class DeployRequestFlow(Module):
         label = capital(self.label(request))
         if choice == "revert" and state == "complete":
             raise ModuleFailure("%s can no longer be reverted: its revert window has ended (state 'complete')." % label,
-                                deploy_request=request, status=status(request), changed=self.is_changed(request))
+                                deploy_request=request, status=status(request), changed=self.is_changed())
         if state == "complete_pending_revert":
             endpoint, after = ("skip-revert", "complete") if choice == "skip" else ("revert", "complete_revert")
             request = self.write(choice, lambda: self.client.post(self.url(request["number"], endpoint)),

@@ -7,10 +7,9 @@ Password names are not unique on a branch, and only the request that creates a p
 secret. So two runs that ensure one password both create it, and a create whose answer was lost
 may have made a password nobody holds the secret of. Two rules settle it:
 
-- After a lost answer, a password is the task's own only if it has every field the task sent and
-  was created between just before the request and the read that finds it: on the server's clock
-  (its Date header) when it tells it, with a little slack. Only that password is deleted, to be
-  made again; any other one is left, with a warning that names it.
+- After a lost answer, only a password shown to be the task's own (lost_creates: new, made in the time
+  of the request, with every field sent, and made by the task's credential) is deleted, to be made
+  again; any other one is left, with a warning that names it.
 - When several runs create the same password at once, the oldest (created_at, then id) stays:
   every other run deletes the one it made and returns the oldest. A run that reads the name while
   they do so finds several passwords of it for a moment, and waits a few seconds for them to go.
@@ -18,18 +17,16 @@ may have made a password nobody holds the secret of. Two rules settle it:
 
 from __future__ import annotations
 
-import time
 from datetime import datetime, timedelta, timezone
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, without_secrets
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
+from ansible_collections.planetscale.cloud.plugins.module_utils.lost_creates import (
+    LostCreate, check_answer, server_time)
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import poll
-from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_http_date
 from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_iso8601 as timestamp
 
-SERVER_SLACK = timedelta(seconds=2)  # the Date header's whole seconds, and clocks of the servers behind one name
-LOCAL_SLACK = timedelta(seconds=60)  # without a Date header this machine's clock stands in for the server's
 NEWEST = datetime.max.replace(tzinfo=timezone.utc)  # where a password's created_at is missing or unreadable
 # Passwords of one name that look made by runs racing to create the same one (see OwnPasswords.racing) are read
 # again for this long, until the runs have deleted the newer ones.
@@ -40,34 +37,6 @@ RACE_AGE = timedelta(seconds=60)  # the newest is no older than this
 def age(password):
     """The order in which passwords were made: created_at, then id; one without a readable time counts as newest."""
     return timestamp(password.get("created_at")) or NEWEST, str(password.get("id"))
-
-
-def server_time(client):
-    """The server's time at its last answer (its Date header), or None."""
-    return parse_http_date(client.server_date)
-
-
-class CreationWindow:
-    """When the password of one create request may have been made: opened just before the request,
-    closed by the read that looks for it."""
-
-    def __init__(self, client):
-        self.client = client
-        self.server_start = server_time(client)
-        self.local_start = datetime.fromtimestamp(time.time(), timezone.utc)
-        self.bounds = None
-
-    def close(self):
-        """Call after the read that lists the passwords: its answer's Date ends the window."""
-        server_end = server_time(self.client)
-        if self.server_start is not None and server_end is not None:
-            self.bounds = (self.server_start - SERVER_SLACK, server_end + SERVER_SLACK)
-        else:
-            self.bounds = (self.local_start - LOCAL_SLACK, datetime.now(timezone.utc) + LOCAL_SLACK)
-
-    def holds(self, password):
-        created = timestamp(password.get("created_at"))
-        return created is not None and self.bounds[0] <= created <= self.bounds[1]
 
 
 MAX_TTL = 2147483647  # seconds, about 68 years: the largest 32-bit integer
@@ -95,23 +64,6 @@ def several_named(name, branch, found, noun="password"):
             "(state=absent with their id)." % (len(found), noun, name, branch, ids(found)))
 
 
-def ambiguous(what, mine, noun="password"):
-    return ("%s: %d %ss (ids %s) were made while the answer to this task's create was lost, and each has every "
-            "field the task sent: one may be this task's, whose secret nobody holds, and the others another run's. "
-            "None was deleted and no other created. Delete the ones whose secret you do not hold (state=absent with "
-            "their id), then run the task again." % (what, len(mine), noun, ids(mine)))
-
-
-def left_alone(what, others, noun="password"):
-    if len(others) == 1:
-        return ("%s: the %s with id %s appeared while the answer to this task's create was lost, but it lacks a "
-                "field the task sent or was made outside the time of that request, so it is left as it is. If it is "
-                "this task's, nobody holds its secret: delete it (state=absent with its id)." % (what, noun, ids(others)))
-    return ("%s: the %ss with ids %s appeared while the answer to this task's create was lost, but each lacks a "
-            "field the task sent or was made outside the time of that request, so they are left as they are. If one "
-            "is this task's, nobody holds its secret: delete it (state=absent with its id)." % (what, noun, ids(others)))
-
-
 def duplicate_kept(what, older, created, error, noun="password"):
     return ("%s: another run made the same %s first (id %s), and deleting the one this task made (id %s) "
             "failed (%s). Both exist and this task returns the secret of its own; delete one of them (state=absent "
@@ -132,7 +84,7 @@ class OwnPasswords:
         super().__init__(params, ctx)
         self.known = None  # IDs never taken for this task's new password or another run's: seen, left alone, deleted
         self.secret_lost = False  # a create or renewal lost its answer, and no later one has succeeded
-        self.sent = self.window = None  # the body of the last create, and when its password may have been made
+        self.sent = self.lost = None  # the body of the last create, and the LostCreate of this task's creates
         self.superseded = False  # another run made the same password first: this task deleted its own, returns that
         self.replacing = False  # the task deleted a password to create it again (replace: true)
 
@@ -172,9 +124,13 @@ class OwnPasswords:
     def create(self, values):
         if self.known is None:
             self.known = set(p["id"] for p in self.named())
+        if self.lost is None:
+            self.lost = LostCreate(self, self.known, self.noun)
+        self.lost.known = self.known  # a later read may have looked again
         self.sent = dict((name, value) for name, value in values.items() if value not in (None, []))
-        self.window = CreationWindow(self.client)
+        self.lost.before_create()
         created = super().create(self.sent)
+        check_answer(created, self.sent.get("name"), capital(self.label()), self.noun)
         self.secret_lost = False  # the passwords whose secret was lost are deleted, and this one's is here
         return self.first_made(created)
 
@@ -198,21 +154,10 @@ class OwnPasswords:
         """A create lost its answer. The password it made, if one can be shown to be this task's, has a secret
         nobody holds: delete it, to create anew. Any other new one is left, with a warning that names it."""
         self.secret_lost = True  # until a create succeeds; a failure before then says what to do
-        unseen = self.unseen()
-        self.window.close()
         sent = dict(self.create_defaults, **self.sent)
-        mine = [p for p in unseen if self.alike(p, sent) and self.window.holds(p)]
-        others = [p for p in unseen if p not in mine]
-        if len(mine) > 1:  # which one is this task's cannot be told, and deleting another run's loses its secret
-            message = ambiguous(capital(self.label()), mine, self.noun)
-            self.ctx.warn(message)  # a warning is shown where no_log hides the failure's message
-            raise ModuleFailure(message)
-        if others:
-            self.known.update(p["id"] for p in others)
-            self.ctx.warn(left_alone(capital(self.label()), others, self.noun))
-        for password in mine:
-            self.client.delete(self.url(password["id"]), missing_ok=True)
-            self.known.add(password["id"])  # gone: never the older password another run made
+        self.lost.settle(self.named(), lambda password: self.alike(password, sent),
+                         lambda password: self.client.delete(self.url(password["id"]), missing_ok=True),
+                         capital(self.label()))
         return None
 
     def renewed(self, resource):

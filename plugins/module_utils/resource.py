@@ -8,7 +8,8 @@ does the rest the same way for every module:
 
 - state=present: read; create when missing; otherwise compare only the options the user
   supplied, refuse a create-only field that differs (or replace the resource where the module
-  offers the option replace), and send one update with only what differs.
+  offers the option replace), and send one update with only what differs. A create-only field the record
+  does not state is not compared.
 - state=absent: delete; a resource that is already missing is changed=false.
 - Check mode never writes: the result predicts changed and the resource.
 - Diff mode: before and after of the managed fields only.
@@ -211,8 +212,12 @@ class Resource(Module, metaclass=abc.ABCMeta):
         return self.outcome(True, None, self.managed(resource))
 
     def differences(self, resource):
+        """The wanted fields that differ from the resource. A create-only field the record does not state (None in
+        managed()) is not a difference: the platform leaves out what it does not say, and it cannot be changed."""
         have = self.managed(resource)
-        return {name: want for name, want in self.wanted(resource).items() if not self.same(name, have.get(name), want)}
+        unstated = [name for name in self.create_only if have.get(name) is None]
+        return {name: want for name, want in self.wanted(resource).items()
+                if name not in unstated and not self.same(name, have.get(name), want)}
 
     def replace(self, resource, field):
         """A create-only field differs: fail naming it, or delete and create anew where the user asked."""

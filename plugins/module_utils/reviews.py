@@ -4,7 +4,7 @@
 """The reviews of a deploy request, and who "this reviewer" is.
 
 A review record names its author in actor (id, display_name, avatar_url). The credential's reviewer is
-identified by actor.id:
+identified by actor.id (or another ID field of the author, where a record has one; never a display name):
 
 - an OAuth access token acts for a user: GET /user names that user. A token that cannot read it (no
   read_user scope) cannot tell its own reviews from others', so the module refuses before writing.
@@ -12,6 +12,10 @@ identified by actor.id:
   whose actor.id is the service token's ID; where GET /user answers for the token (the user it acts for),
   that user's reviews count as the token's too. GET /user refused (as the published API documents it for
   service tokens) leaves the token's ID alone.
+
+A review whose record names no author (recorded answers of the platform carry no actor) cannot be told to be
+this reviewer's or another's: when it is what the task asks for, the task posts nothing and warns, since
+posting could review twice.
 """
 
 from __future__ import annotations
@@ -44,22 +48,44 @@ def reviewer_ids(client, service_token_id=None):
 
 
 def actor_id(review):
-    return (review.get("actor") or {}).get("id")
+    """The ID of a review's author: actor.id, or an ID field beside it where a record names the author so; None when
+    the record names no author (the platform's recorded answers carry no actor). A display name is not an identity
+    (two people may share one), so it never counts."""
+    actor = review.get("actor") if isinstance(review.get("actor"), dict) else {}
+    user = review.get("user") if isinstance(review.get("user"), dict) else {}
+    return next((value for value in (actor.get("id"), review.get("actor_id"), user.get("id"), review.get("user_id"))
+                 if value), None)
 
 
 def same_text(one, other):
     return (one or "").strip() == (other or "").strip()
 
 
+def asked_for(review, action, body):
+    """Whether a review is what the action asks for: an approval for approve, a comment with the same text for
+    comment."""
+    return review.get("state") == STATES[action] and (action == "approve" or same_text(review.get("body"), body))
+
+
 def own_review(reviews, ids, action, body):
     """The review of this reviewer that the action asks for: any approval of theirs for approve, a comment of
     theirs with the same text for comment; or None."""
-    for review in reviews:
-        if actor_id(review) not in ids or review.get("state") != STATES[action]:
-            continue
-        if action == "approve" or same_text(review.get("body"), body):
-            return review
-    return None
+    return next((review for review in reviews if actor_id(review) in ids and asked_for(review, action, body)), None)
+
+
+def unattributed_review(reviews, action, body, known=()):
+    """A review the action asks for whose record names no author (and whose ID is not in known), or None: it may be
+    this reviewer's, so posting another could review twice."""
+    return next((review for review in reviews if actor_id(review) is None and asked_for(review, action, body) and
+                 review.get("id") not in known), None)
+
+
+def unattributed_warning(review, action, where):
+    """The warning of a task that posts nothing because a review it asks for names no author."""
+    what = "an approval" if action == "approve" else "a comment with the same text"
+    return ("%s has %s (review %s) whose record names no author, so the module cannot tell whether it is this "
+            "reviewer's; it posted none, rather than review twice. If it is someone else's, review the deploy request "
+            "in the platform's web application." % (where, what, review.get("id")))
 
 
 def post_review(client, url, action, body, find):

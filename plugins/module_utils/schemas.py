@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.client import path
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, path
+
+NO_LINT = "The platform has no schema lint for %s (%s): lint is a MySQL feature, so a PostgreSQL branch has none."
 
 
 def schema_path(branch_path):
@@ -25,12 +27,28 @@ def read_schema(client, branch_path, keyspace=None):
     return tables
 
 
-def read_lint_errors(client, branch_path, keyspace=None):
-    """Every lint error of a branch's schema (every page), or those of one keyspace."""
-    found = list(client.paginate(lint_path(branch_path)))
+def read_lint_errors(client, branch_path, keyspace=None, kind=None):
+    """Every lint error of a branch's schema (every page), or those of one keyspace; none where the platform has no
+    lint for the branch (read_lint)."""
+    return read_lint(client, branch_path, "the branch", keyspace, kind)[0]
+
+
+def read_lint(client, branch_path, label, keyspace=None, kind=None):
+    """(errors, note): every lint error of a branch's schema (every page) or those of one keyspace, and None; or no
+    errors and a sentence (about label, "branch 'dev' of database 'shop'") where the platform has no lint for the
+    branch: a PostgreSQL branch (kind, where the caller has the branch's record: nothing is read), or one whose
+    schema/lint answers 404 (the caller has read the branch or its schema, so the branch exists)."""
+    if kind == "postgresql":
+        return [], NO_LINT % (label, "it is a PostgreSQL branch")
+    try:
+        found = list(client.paginate(lint_path(branch_path)))
+    except ApiError as error:
+        if error.status != 404:
+            raise
+        return [], NO_LINT % (label, "its schema lint answered 404")
     if keyspace:
-        return [error for error in found if error.get("keyspace_name") in (None, keyspace)]
-    return found
+        return [error for error in found if error.get("keyspace_name") in (None, keyspace)], None
+    return found, None
 
 
 def describe_lint_error(error):

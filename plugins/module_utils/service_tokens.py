@@ -16,7 +16,7 @@ import re
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, is_name
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
-from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import CreationWindow
+from ansible_collections.planetscale.cloud.plugins.module_utils.lost_creates import LostCreate, check_answer
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital
 from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_iso8601
 
@@ -105,40 +105,6 @@ def several_named(name, found):
             "with their id)." % (len(found), name, ids(found)))
 
 
-class LostCreate:
-    """After a create whose answer was lost: the token it made is found by its name and the time of the request.
-
-    Nobody holds that token's secret, so it is deleted and the create sent again, as the password module does.
-    Tokens of the name that were not there when the task looked and are not this request's are left, named in a
-    warning; several that could each be this request's are a failure, and none is deleted.
-    """
-
-    def __init__(self, client, known):
-        self.client = client
-        self.known = set(known)  # IDs of the name's tokens that are not this task's
-        self.window = None
-
-    def before_create(self):
-        self.window = CreationWindow(self.client)
-
-    def settle(self, found, delete, what):
-        """found: the name's tokens now. Deletes this task's token (delete(token)); returns None to create again."""
-        self.window.close()
-        unseen = [token for token in found if token["id"] not in self.known]
-        mine = [token for token in unseen if self.window.holds(token)]
-        others = [token for token in unseen if token not in mine]
-        if len(mine) > 1:
-            raise ModuleFailure("%s: %d service tokens (ids %s) were made while the answer to this task's create was "
-                                "lost; one may be this task's, whose secret nobody holds. None was deleted and no other "
-                                "created. Delete the ones whose secret you do not hold (state=absent with their id), "
-                                "then run the task again." % (what, len(mine), ids(mine)))
-        self.known.update(token["id"] for token in others)
-        for token in mine:
-            delete(token)
-            self.known.add(token["id"])
-        return others
-
-
 def lifetime(token):
     """Seconds from a token's creation to its expiry: 0 when it never expires, None when its times are unreadable."""
     if "ttl" in token:  # a token predicted in check mode
@@ -158,7 +124,8 @@ class OwnTokens:
     def __init__(self, params, ctx=None):
         super().__init__(params, ctx)
         self.known = set()  # IDs of the tokens of the name seen before this task created one
-        self.lost = None  # LostCreate, once a create was sent
+        self.lost = None  # lost_creates.LostCreate, once a create was sent
+        self.sent_ttl = 0  # the ttl of the last create
         self.secret = None  # the secrets of the token this task created
         self.dropped = []  # IDs of tokens this task made and deleted because nobody holds their secret
         self.created_id = None  # the ID of the token this task created
@@ -214,12 +181,14 @@ class OwnTokens:
 
     def create(self, values):
         if self.lost is None:
-            self.lost = LostCreate(self.client, self.known)
+            self.lost = LostCreate(self, self.known, "service token")
         body = dict(name=values["name"])
         if values.get("ttl"):
             body["ttl"] = values["ttl"]
+        self.sent_ttl = body.get("ttl", 0)
         self.lost.before_create()
         answer = self.client.post(self.url(), json=body)
+        check_answer(answer, body["name"], capital(self.label()), "service token")
         if isinstance(answer, dict) and answer.get("id"):
             self.secret = dict((key, answer[key]) for key in SECRETS if answer.get(key))
             self.created_id = answer["id"]
@@ -228,16 +197,13 @@ class OwnTokens:
         return dict(token, accesses=[])
 
     def recover(self, error):
-        """A create lost its answer: the token it made has a secret nobody holds. Delete it, to create anew."""
+        """A create lost its answer: the token it made, if it can be shown to be this task's, has a secret nobody
+        holds. Delete it, to create anew; any other new token is left, with a warning that names it."""
         def delete(token):
             self.client.delete(self.url(token["id"]), missing_ok=True)
             self.dropped.append(token["id"])
-        others = self.lost.settle(self.named(), delete, capital(self.label()))
-        if others:
-            self.ctx.warn("%s: the service tokens with ids %s appeared while the answer to this task's create was "
-                          "lost, but were made outside the time of that request, so they are left as they are. If one "
-                          "is this task's, nobody holds its secret: delete it (state=absent with its id)." % (
-                              capital(self.label()), ids(others)))
+        self.lost.settle(self.named(), lambda token: self.same("ttl", lifetime(token), self.sent_ttl), delete,
+                         capital(self.label()))
         return None
 
     def update(self, resource, changes):

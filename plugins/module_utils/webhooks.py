@@ -6,11 +6,13 @@ results unless asked for."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from urllib.parse import urlsplit
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
+from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_iso8601
 
 # The events a webhook can subscribe to, as the platform lists them.
 EVENTS = ("branch.anomaly", "branch.out_of_memory", "branch.primary_promoted", "branch.ready",
@@ -24,6 +26,7 @@ REFUSED_TESTS = (429,)  # how the platform refuses a test delivery sooner than i
 SECRET = "secret"  # the field of a webhook record that carries the key its deliveries are signed with
 
 RETURN_SECRET_OPTION = dict(type="bool", default=False)
+ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
 
 
 def check_events(events):
@@ -53,11 +56,19 @@ def events_set(events):
     return None if events is None else sorted(set(events))
 
 
+def is_zero_time(value):
+    """Whether a time is the zero time (0001-01-01T00:00:00Z) the platform writes for a time that has not been: a
+    new webhook's last_sent_at."""
+    moment = parse_iso8601(value)
+    return moment is not None and moment == ZERO_TIME
+
+
 def shown(record, return_secret=False):
-    """A webhook record as a result shows it: without its secret unless the user asked for it."""
-    if record is None or return_secret:
+    """A webhook record as a result shows it: without its secret unless the user asked for it, a zero time as null."""
+    if record is None:
         return record
-    return dict((key, value) for key, value in record.items() if key != SECRET)
+    return dict((key, None if key.endswith("_at") and is_zero_time(value) else value) for key, value in record.items()
+                if return_secret or key != SECRET)
 
 
 def limit_reached(label, database, error):

@@ -13,7 +13,7 @@ description:
   - Ensures that a branch of a database exists, and by default waits until it is ready to serve queries.
   - Ensures that a branch does not exist.
   - O(parent_branch) and O(region) can only be chosen when the branch is created; a difference on an existing
-    branch fails and names the field.
+    branch fails and names the field (a field the branch's record does not state is not compared).
   - It serves MySQL and PostgreSQL databases alike. O(backup_id), O(restore_point), O(seed_data), O(major_version) and
     O(cluster_size) only shape a new branch. The first four are never compared with an existing branch (the API does
     not return them); an existing branch of another cluster size is left as it is, with a warning.
@@ -27,9 +27,9 @@ options:
   name:
     description:
       - The name of the branch.
-      - With O(state=present), a name the platform accepts for a new branch, 1 to 63 lower-case letters, digits, V(-)
-        and V(_), starting with a letter or digit; another name is refused before any request, also in check mode.
-        O(state=absent) takes any name.
+      - A name the platform accepts for a branch, 1 to 63 lower-case letters, digits, V(-) and V(_), starting with a
+        letter or digit; another name (here, in O(parent_branch) or in any module's option that names a branch) is
+        refused before any request, also in check mode and with O(state=absent), since no branch has one.
     type: str
     required: true
   state:
@@ -78,6 +78,7 @@ options:
     description:
       - V(true) promotes the branch to production, V(false) demotes it to development; the task waits until the
         branch's record shows it. Promoting waits for the branch to be ready first, whatever O(wait) says.
+        The database's default branch is not demoted; the task fails before any write, also in check mode.
     type: bool
   safe_migrations:
     description:
@@ -91,8 +92,7 @@ options:
       - Protect the branch from deletion (V(true)) or lift the protection. See O(state) for V(false) with V(absent).
     type: bool
   wait:
-    description:
-      - Wait until the branch is ready to serve queries, polling with growing intervals.
+    description: Wait until the branch is ready to serve queries, polling with growing intervals.
     type: bool
     default: true
   wait_timeout:

@@ -151,6 +151,7 @@ class BranchInfo(InfoModule):
         limit=dict(type="int"),
     )
     path_options = ("database", "name")
+    branch_options = ("name",)  # names a branch: held to the branch-name rule
 
     def run(self):
         database, name, production = self.params["database"], self.params["name"], self.params["production"]

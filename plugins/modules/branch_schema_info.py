@@ -14,6 +14,9 @@ description:
   - A lint error (for example a table without a primary or unique key) blocks deploy requests, and enabling safe
     migrations with M(planetscale.cloud.branch).
   - A branch, database or organization that does not exist is an error.
+  - Lint is a MySQL feature of the platform. Where the platform has no lint for the branch (its schema lint answers
+    404, as for a PostgreSQL branch), the task still returns the schema, with no lint errors and RV(lint_note) saying
+    so.
 author:
   - planetscale.cloud contributors (@planetscale-ansible)
 options:
@@ -102,12 +105,19 @@ lint_errors:
     docs_url:
       description: A link to the documentation of the error.
       type: str
+lint_note:
+  description: Why there are no lint errors to list, when the platform has no lint for the branch.
+  returned: the platform has no lint for the branch (its schema lint answered 404)
+  type: str
+  sample: >-
+    The platform has no schema lint for branch 'main' of database 'ledger' (its schema lint answered 404): lint is a
+    MySQL feature, so a PostgreSQL branch has none.
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
     CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule)
-from ansible_collections.planetscale.cloud.plugins.module_utils.schemas import read_lint_errors, read_schema
+from ansible_collections.planetscale.cloud.plugins.module_utils.schemas import read_lint, read_schema
 
 
 class BranchSchemaInfo(InfoModule):
@@ -124,8 +134,12 @@ class BranchSchemaInfo(InfoModule):
     def run(self):
         branch_path = self.org_path("databases", self.params["database"], "branches", self.params["branch"])
         keyspace = self.params["keyspace"]
-        return dict(schema=read_schema(self.client, branch_path, keyspace),
-                    lint_errors=read_lint_errors(self.client, branch_path, keyspace))
+        result = dict(schema=read_schema(self.client, branch_path, keyspace))
+        label = "branch %r of database %r" % (self.params["branch"], self.params["database"])
+        result["lint_errors"], note = read_lint(self.client, branch_path, label, keyspace)
+        if note:
+            result["lint_note"] = note
+        return result
 
     def not_found_hint(self):
         names = ["organization %r" % self.params["organization"], "database %r" % self.params["database"],

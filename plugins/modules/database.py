@@ -16,6 +16,10 @@ description:
     platform opens a deletion request instead of deleting; the task reports it (changed, RV(deletion_request), a
     warning) and a later run sends no second request while it is pending.
   - O(region) and O(kind) can only be chosen when the database is created; a difference fails and names the field.
+    When the database's record does not state its region or kind (the platform leaves them out of some answers), it
+    is not compared.
+  - The database is ready when its record says C(ready) is true or, where the record has no C(ready) field, when
+    its C(state) is V(ready).
     O(cluster_size), O(replicas), O(major_version) and O(storage) only shape a new database and are not compared
     (an existing database whose default branch has another cluster size gets a warning).
 author:
@@ -105,6 +109,7 @@ database:
   description:
     - The database (name, state, ready, region, kind, default_branch and the settings). In check mode, when it
       would be created, the fields known before creating it. After a deletion request, the database as it stays.
+    - The fields the platform's record has; some records carry no C(ready) or C(kind).
   returned: O(state=present), or a deletion request
   type: dict
   sample: {name: shop, state: ready, ready: true, kind: mysql, default_branch: main, deletion_protected: true}
@@ -119,8 +124,8 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import r
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
     CONNECTION, CREDENTIALS, ORGANIZATION, ModuleFailure)
 from ansible_collections.planetscale.cloud.plugins.module_utils.databases import (
-    PROTECTED_DELETE, SETTINGS, as_record, check_database_options, delete_or_request, deletion_warning, managed,
-    patch_body, readiness, wanted, warn_about_cluster_size)
+    PROTECTED_DELETE, SETTINGS, as_record, check_database_options, delete_or_request, deletion_warning, is_ready,
+    managed, patch_body, readiness, wanted, warn_about_cluster_size)
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital
 
 CREATE_OPTIONS = ("cluster_size", "replicas", "major_version", "storage")
@@ -192,11 +197,11 @@ class Database(Resource):
     def after_present(self, resource, changed):
         if not self.created and self.params["cluster_size"]:
             warn_about_cluster_size(self, resource)
-        if not self.params["wait"] or resource.get("ready") or self.ctx.check_mode:
+        if not self.params["wait"] or is_ready(resource) or self.ctx.check_mode:
             return resource, changed
         database = readiness(self.label()).wait(self.read, self.params["wait_timeout"], current=resource,
                                                 changed=changed)
-        if not database.get("ready"):
+        if not is_ready(database):
             self.ctx.warn("%s is %s, so it is not ready to serve queries." % (capital(self.label()), database["state"]))
         return database, changed
 

@@ -48,7 +48,7 @@ EXAMPLES = r"""
 
 - name: Show the databases that are not ready
   ansible.builtin.debug:
-    msg: "{{ result.databases | rejectattr('ready') | map(attribute='name') | list }}"
+    msg: "{{ result.databases | rejectattr('state', 'eq', 'ready') | map(attribute='name') | list }}"
 
 - name: List the databases whose name contains staging
   planetscale.cloud.database_info:

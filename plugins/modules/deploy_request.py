@@ -18,8 +18,9 @@ description:
   - A request that fails (its deploy check finds lint errors, the deploy fails, is cancelled or reverted by someone
     else) ends the task at once, with a sentence that names the state and lists each lint error (table, error,
     link to the docs) or the deploy error.
-  - A request with no schema changes is a success with RV(ignore:changed=false) and RV(status=no_changes), also
-    when the task has just created it; RV(msg) says so.
+  - A request with no schema changes is a success with RV(status=no_changes), and RV(msg) says so. When the task has
+    just opened it, that is a change (RV(ignore:changed=true)), since others see the open request; it stays open, as
+    the platform leaves it, and a second run finds it and writes nothing.
 author:
   - planetscale.cloud contributors (@planetscale-ansible)
 options:
@@ -43,7 +44,11 @@ options:
       - V(open) ensures the request exists and, with O(wait), waits until its deploy check has finished, so that it is
         deployable or has no changes.
       - V(deployed) also queues the deploy (unless it is already queued or deployed) and waits until the schema is
-        live on O(into_branch) (V(complete_pending_revert) or V(complete)). A deployed request is not deployed again.
+        live on O(into_branch) (V(complete_pending_revert) or V(complete)), or a gated deploy waits for its cutover
+        (V(pending_cutover)). A deployed request is not deployed again.
+      - The wait ends only there, or at once in a state from which the deploy cannot succeed. Any other state, or an
+        answer without a deployment state (a read may lag behind the deploy), keeps it waiting until O(wait_timeout);
+        a deployment state the collection does not know fails the task with a sentence that names it.
       - V(closed) closes the request without deploying it; a closed or missing request is not a change.
     type: str
     choices: [open, deployed, closed]

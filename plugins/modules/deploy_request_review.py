@@ -18,6 +18,9 @@ description:
     user that C(GET /user) names, so the token needs the C(read_user) scope; without it the task fails before any
     write. With a service token, the reviewer is the token (its reviews' C(actor.id) is O(service_token_id)) and,
     where C(GET /user) answers for the token, also the user it names.
+  - A review whose record names no author cannot be told to be this reviewer's or another's. When it is the one the
+    task asks for (an approval, or a comment with the same O(body)), the module posts nothing, reports no change and
+    warns with its ID, rather than review twice.
   - When the answer to the review is lost, the module reads the reviews again and does not post twice.
   - A database that requires approval for deploys deploys a request only once it is approved.
 author:
@@ -107,7 +110,7 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import r
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
     CONNECTION, CREDENTIALS, ORGANIZATION, Module, ModuleFailure)
 from ansible_collections.planetscale.cloud.plugins.module_utils.reviews import (
-    STATES, own_review, post_review, reviewer_ids)
+    STATES, own_review, post_review, reviewer_ids, unattributed_review, unattributed_warning)
 
 
 class DeployRequestReview(Module):
@@ -135,12 +138,21 @@ class DeployRequestReview(Module):
         reviews = list(self.client.paginate(url))
         ids = reviewer_ids(self.client, self.params.get("service_token_id"))  # None with an access token (validate)
         found = own_review(reviews, ids, action, body)
+        unattributed = None if found else unattributed_review(reviews, action, body)
+        if unattributed is not None:  # maybe this reviewer's: not posted again, and said so
+            found = unattributed
+            self.ctx.warn(unattributed_warning(found, action, "Deploy request #%s of database %r" % (
+                self.params["number"], self.params["database"])))
         review, changed = found, found is None
         if found is None and self.ctx.check_mode:
             review = dict(state=STATES[action], body=body) if body is not None else dict(state=STATES[action])
         elif found is None:
-            review = post_review(self.client, url, action, body,
-                                 find=lambda: own_review(list(self.client.paginate(url)), ids, action, body))
+            known = [r.get("id") for r in reviews]
+
+            def find():
+                again = list(self.client.paginate(url))
+                return own_review(again, ids, action, body) or unattributed_review(again, action, body, known)
+            review = post_review(self.client, url, action, body, find=find)
         result = dict(changed=changed, review=review)
         if self.ctx.diff:
             result["diff"] = dict(before=view(found), after=view(review))

@@ -18,8 +18,8 @@ description:
   - Several passwords on a branch may share a name; then the module fails and names their IDs, also in a warning that
     C(no_log) does not hide, and O(id) selects one.
   - When runs create the same password at once, the oldest stays and the others return it unchanged, without a secret.
-    After a create whose answer was lost, only a password shown to be the task's own is deleted and created again.
-    The idempotency guide of the collection tells the rules.
+    After a lost create answer, only a password shown to be the task's own (its actor is the task's credential) is
+    deleted and made again; any other is left, with a warning naming its ID. The idempotency guide tells the rules.
   - An existing password that has expired is left as it is, with a warning that suggests O(renew=true).
   - In check mode, a branch that does not exist yet (because the check run skipped the task that creates it) gives a
     predicted create and a warning, rather than a failure.

@@ -17,9 +17,14 @@ description:
     accesses send nothing. Accesses that are not declared stay, unless O(purge_accesses=true).
   - A token is named by O(id), or by O(name). Names are not unique; when several tokens share the name the module
     fails and names their IDs (also in a warning, which C(no_log) does not hide), and O(id) selects one.
-  - After a create whose answer was lost, the token that request made is found by its name and the time of the
-    request, deleted (nobody holds its secret) and created once more. When adding the declared accesses to a token
-    the task has just created fails, the token is deleted again, so that no token whose secret nobody holds is left.
+  - After a create whose answer was lost, the token that request made is found by its name, the time of the request
+    and its C(actor_id), which must be the task's credential (the service token O(service_token_id), or the user
+    that C(GET /user) names for the credential); it is deleted (nobody holds its secret) and created once more. A
+    token the task cannot prove it made (another client's, made meanwhile, or one without an actor) is never deleted;
+    it is left, the create is sent again, and a warning that C(no_log) does not hide names its ID.
+  - A create answered with a token of another name than asked fails naming both, and nothing more is sent.
+  - When adding the declared accesses to a token the task has just created fails, the token is deleted again, so
+    that no token whose secret nobody holds is left.
 author:
   - planetscale.cloud contributors (@planetscale-ansible)
 options:

@@ -133,8 +133,8 @@ EXAMPLES = r"""
 RETURN = r"""
 webhook:
   description:
-    - The webhook (id, url, events, enabled, last_sent_at, last_sent_success, last_sent_result, created_at...). In check
-      mode, when it would be created, the fields given.
+    - The webhook (id, url, events, enabled, last_sent_at (null until it sends, not the zero time), last_sent_success,
+      last_sent_result, created_at...). In check mode, when it would be created, the fields given.
     - The signing secret, C(secret), only with O(return_secret).
   returned: O(state=present)
   type: dict

@@ -88,7 +88,8 @@ webhooks:
       description: Whether it sends deliveries.
       type: bool
     last_sent_at:
-      description: When it last sent a delivery, or null.
+      description: When it last sent a delivery, or null when it has sent none (the platform's zero time
+        C(0001-01-01T00:00:00Z) is returned as null).
       type: str
     last_sent_success:
       description: Whether the last delivery was answered with a 2xx status.

@@ -146,15 +146,23 @@ def test_a_second_run_within_the_cache_timeout_sends_no_request(ansible, emulato
     (dict(organization=None), dict(PLANETSCALE_ORG=""), "Set organization (or PLANETSCALE_ORG)"),
     (dict(databases=["../main"]), dict(), "databases must name databases, not '../main'."),
     (dict(api_timeout=0), dict(), "api_timeout must be from 1 to 86400 seconds, not 0."),
-    (dict(), dict(PLANETSCALE_SERVICE_TOKEN=""), "No credentials were given to the planetscale.cloud.branches"),
-], ids=["no-organization", "bad-database", "bad-timeout", "no-credentials"])
+    (dict(), dict(PLANETSCALE_SERVICE_TOKEN_ID="", PLANETSCALE_SERVICE_TOKEN=""),
+     "No credentials were given: set service_token_id and service_token"),
+    (dict(), dict(PLANETSCALE_SERVICE_TOKEN=""), "parameters are required together: service_token_id, service_token."),
+    (dict(api_url="http://user:pass-word@127.0.0.1:9/v1"), dict(),
+     "api_url must not carry a user name or password (user:password@host): the modules never send them."),
+    (dict(), dict(PLANETSCALE_ACCESS_TOKEN="an-access-token"),
+     "Both kinds of credential come from the environment (PLANETSCALE_ACCESS_TOKEN, and PLANETSCALE_SERVICE_TOKEN_ID "
+     "with PLANETSCALE_SERVICE_TOKEN), or the task passes their values."),
+], ids=["no-organization", "bad-database", "bad-timeout", "no-credentials", "half-a-service-token", "userinfo",
+        "two-kinds"])
 def test_bad_configuration_is_a_sentence_before_any_request(ansible, emulator, tmp_path, options, env, message):
     config = tmp_path / "bad.planetscale.yml"
     config.write_text(json.dumps(dict(dict(plugin="planetscale.cloud.branches", organization="acme"), **options)))
     emulator.clear_requests()
     failed = inventory(ansible, config, "--list", env=env, check=False)
     assert failed.returncode != 0 and says(failed, message), failed.stderr
-    assert "Traceback" not in failed.stderr
+    assert "Traceback" not in failed.stderr and "pass-word" not in failed.stdout + failed.stderr
     assert emulator.requests() == []
 
 

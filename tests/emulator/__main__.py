@@ -1,6 +1,6 @@
 """python -m emulator [--host H] [--port P] [--ready-delay S] [--deploy-check-delay S] [--deploy-step-delay S]
 [--revert-window S] [--rate-limit N] [--tls --cert-dir DIR] [--dataplane FILE]
-[--lean | --list-envelope full|no_totals|bare --cluster-rate-name --type-keys]"""
+[--lean | --list-envelope full|no_totals|bare --cluster-rate-name --type-keys --recorded-databases]"""
 
 import argparse
 import asyncio
@@ -32,11 +32,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--dataplane", type=Path, help="the data plane's servers (dataplane.json of tests/harness/dataplane.py; default: $EMULATOR_DATAPLANE)")
     lean = parser.add_argument_group("shapes of real responses beside the published OpenAPI")
     lean.add_argument("--lean", action="store_true", help="the leanest shapes: --list-envelope bare "
-                      "--cluster-rate-name --type-keys (the flags below given with it win)")
+                      "--cluster-rate-name --type-keys --recorded-databases, lean answers to deploy-request writes, "
+                      "zero times (the flags below given with it win)")
     lean.add_argument("--list-envelope", choices=("full", "no_totals", "bare"), help="page list envelopes")
     lean.add_argument("--cluster-rate-name", action="store_true", default=None,
                       help="branch records carry cluster_rate_name instead of cluster_name")
     lean.add_argument("--type-keys", action="store_true", default=None, help='records carry "type"')
+    lean.add_argument("--recorded-databases", action="store_true", default=None,
+                      help="database records carry neither ready nor kind")
     args = parser.parse_args(argv)
     if args.tls and args.cert_dir is None:
         parser.error("--tls needs --cert-dir")
@@ -71,7 +74,7 @@ async def serve(server: uvicorn.Server, scheme: str) -> None:
 
 def settings_of(args: argparse.Namespace) -> Settings:
     shapes = {"list_envelope": args.list_envelope, "cluster_rate_name": args.cluster_rate_name,
-              "type_keys": args.type_keys}
+              "type_keys": args.type_keys, "recorded_databases": args.recorded_databases}
     given = {key: value for key, value in shapes.items() if value is not None}
     if args.lean:
         given["lean"] = True

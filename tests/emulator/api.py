@@ -4,6 +4,7 @@ Handlers are ``async``: each runs on the event loop from the world call to the s
 body without yielding, so what it answers is a consistent snapshot of the world.
 """
 
+import json
 import math
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -68,6 +69,23 @@ def reply(request: Request, model: BaseModel, status: int = 200, headers: dict |
     context = {"base": base_url(request), **settings.serialization()}
     body = model.model_dump_json(context=context, include=keep)
     return Response(body, status, headers=headers, media_type="application/json")
+
+
+# What the platform's recorded answers to a deploy request's close, deploy and cancel carry (lean_write_answers):
+# these keys, and of the deployment its type and state.
+LEAN_WRITE_KEYS = ("type", "id", "number")
+
+
+def write_answer(request: Request, model: BaseModel) -> Response:
+    """A deploy request's answer to a write: whole, or only what the recorded answers carry (lean_write_answers)."""
+    settings = world_of(request).settings
+    if not settings.lean_write_answers:
+        return reply(request, model)
+    context = {"base": base_url(request), **settings.serialization()}
+    body = model.model_dump(mode="json", context=context)
+    lean = {key: body[key] for key in LEAN_WRITE_KEYS if key in body}
+    lean["deployment"] = {key: body["deployment"][key] for key in ("type", "state") if key in body["deployment"]}
+    return Response(json.dumps(lean), 200, media_type="application/json")
 
 
 def no_content() -> Response:
@@ -253,7 +271,7 @@ async def get_deploy_request(database: str, number: int, call: OrgCall):
 
 @router.patch(DEPLOY_REQUEST)
 async def close_deploy_request(database: str, number: int, body: DeployRequestUpdate, call: OrgCall):
-    return call.reply(call.world.close_deploy_request(call.org, database, number, body, call.who))
+    return write_answer(call.request, call.world.close_deploy_request(call.org, database, number, body, call.who))
 
 
 @router.get(DEPLOY_REQUEST + "/deployment")
@@ -270,7 +288,7 @@ async def list_deploy_operations(database: str, number: int, call: OrgCall, page
 async def queue_deploy_request(
     database: str, number: int, call: OrgCall, body: Annotated[DeployBody | None, Body()] = None
 ):
-    return call.reply(call.world.deploy(call.org, database, number, body or DeployBody(), call.who))
+    return write_answer(call.request, call.world.deploy(call.org, database, number, body or DeployBody(), call.who))
 
 
 @router.post(DEPLOY_REQUEST + "/apply-deploy")
@@ -280,7 +298,7 @@ async def apply_deploy(database: str, number: int, call: OrgCall):
 
 @router.post(DEPLOY_REQUEST + "/cancel")
 async def cancel_deploy_request(database: str, number: int, call: OrgCall):
-    return call.reply(call.world.cancel_deploy(call.org, database, number, call.who))
+    return write_answer(call.request, call.world.cancel_deploy(call.org, database, number, call.who))
 
 
 @router.post(DEPLOY_REQUEST + "/skip-revert")

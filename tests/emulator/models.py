@@ -299,6 +299,11 @@ class Database(Record):
     # administrators to delete (databases.DeletionRequest; null when there is none)
     deletion_request: Any = None
 
+    def _lean(self, data: dict[str, Any], context: dict) -> dict[str, Any]:
+        if context.get("recorded_databases"):  # the platform's recorded databases: state only, no ready, no kind
+            data = {key: value for key, value in data.items() if key not in ("ready", "kind")}
+        return data
+
 
 class QueryPatternReport(Record):
     record_type: ClassVar[str] = "QueryPatternsReport"

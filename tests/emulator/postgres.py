@@ -28,9 +28,8 @@ INHERITABLE = Literal[
     "pg_read_all_settings", "pg_read_all_stats", "pg_signal_backend", "pg_stat_scan_tables",
     "pg_use_reserved_connections", "pg_write_all_data", "postgres",
 ]
-# the published answer declares a string of the enum [false, "warn", true]: "warn" is the one value an answer can
-# carry and stay valid, so the emulator takes no other
-QuerySafety = Literal["warn"]
+# the query-safety settings of a role: the strings the platform sends (off, warn, on), never booleans
+QuerySafety = Literal["off", "warn", "on"]
 MAJOR_VERSIONS = ("16", "17", "18")
 DEFAULT_MAJOR_VERSION = "17"
 DEFAULT_ROLE = "postgres"
@@ -54,8 +53,8 @@ class RoleActor(Record):
 
 
 class QuerySafetySettings(BaseModel):
-    require_where_on_delete: str = "warn"
-    require_where_on_update: str = "warn"
+    require_where_on_delete: QuerySafety = "warn"
+    require_where_on_update: QuerySafety = "warn"
 
 
 class Role(Record):

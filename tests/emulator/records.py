@@ -71,8 +71,12 @@ class OAuthError(Exception):
 
 # The shapes real responses take beside the published OpenAPI (../shared/reference/README.md):
 # ``lean: true`` turns on the leanest combination, ``lean: false`` goes back to the full shapes.
-LEAN = {"list_envelope": "bare", "cluster_rate_name": True, "type_keys": True}
-FULL = {"list_envelope": "full", "cluster_rate_name": False, "type_keys": False}
+LEAN = {"list_envelope": "bare", "cluster_rate_name": True, "type_keys": True, "recorded_databases": True}
+FULL = {"list_envelope": "full", "cluster_rate_name": False, "type_keys": False, "recorded_databases": False}
+# Lean answers to writes and zero times (issue 30): a deploy request's close, deploy and cancel answers, a webhook
+# that has sent nothing.
+LEAN.update(lean_write_answers=True, zero_times=True)
+FULL.update(lean_write_answers=False, zero_times=False)
 
 
 def expand_lean(changes: dict) -> dict:
@@ -98,6 +102,15 @@ class Settings(BaseModel):
     )
     cluster_rate_name: bool = Field(False, description="branch records carry cluster_rate_name, not cluster_name")
     type_keys: bool = Field(False, description='records carry "type" ("Branch", "Region", ...)')
+    lean_write_answers: bool = Field(
+        False, description="a deploy request's close, deploy and cancel answers carry only id, number and "
+        "deployment.state (no state, no deployment_state), as the platform's recorded answers do")
+    zero_times: bool = Field(
+        False, description="a webhook that has sent nothing has last_sent_at 0001-01-01T00:00:00.000Z (the zero "
+        "time the platform writes), not null")
+    recorded_databases: bool = Field(
+        False, description="database records carry neither ready nor kind, as the platform's recorded ones"
+    )
     deploy_check_delay: float = Field(1.0, ge=0, description="seconds a new deploy request stays pending (its check)")
     deploy_step_delay: float = Field(1.0, ge=0, description="seconds each step of a deploy, cancel or revert takes")
     revert_window: float = Field(1800.0, ge=0, description="seconds a deployed request can be reverted")
@@ -128,7 +141,8 @@ class Settings(BaseModel):
 
     def serialization(self) -> dict:
         """The serialization context of the record shapes these settings ask for."""
-        return {"type_keys": self.type_keys, "cluster_rate_name": self.cluster_rate_name}
+        return {"type_keys": self.type_keys, "cluster_rate_name": self.cluster_rate_name, "zero_times": self.zero_times,
+                "recorded_databases": self.recorded_databases}
 
 
 class Clock:

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import ClassVar
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr
@@ -54,6 +54,7 @@ TEST_INTERVAL = timedelta(seconds=20)
 TIMEOUT = 2.0
 TICK = 0.2
 SIGNATURE_HEADER = "X-PlanetScale-Signature"
+ZERO_TIME = "0001-01-01T00:00:00.000Z"  # what the platform writes for a time that has not been (zero_times setting)
 # deployment states whose entry is an event (schema_applied also when reaching complete without the window)
 STATE_EVENTS = {
     "queued": "deploy_request.queued",
@@ -79,6 +80,11 @@ class Webhook(Record):
     created_at: str
     updated_at: str
     events: list[str]
+
+    def _lean(self, data: dict[str, Any], context: dict) -> dict[str, Any]:
+        if context.get("zero_times") and data.get("last_sent_at") is None:
+            data = {**data, "last_sent_at": ZERO_TIME}
+        return data
 
 
 class WebhookCreate(BaseModel):

@@ -139,6 +139,13 @@ MISSING = dict(branch=("database", "name"), database=("name",), backup=("databas
                token=("grant_type", "refresh_token"), token_info=("access_token",), webhook=("database",),
                webhook_info=("database",), organization_member=("member",),
                postgres_role=("branch", "name"), postgres_role_info=("database",))
+# Options that name a branch: held to the platform's rule for branch names before any request, in every module.
+BRANCH_OPTIONS = dict(branch=("name", "parent_branch"), branch_info=("name",), branch_schema_info=("branch",),
+                      deploy_request=("branch", "into_branch"), deploy_request_info=("branch", "into_branch"),
+                      password=("branch",), password_info=("branch",), postgres_role=("branch",),
+                      postgres_role_info=("branch",), query_pattern_info=("branch",), backup=("branch",),
+                      backup_info=("branch",), database=("default_branch",))
+NOT_A_BRANCH_NAME = st.sampled_from(["UPPER", "has space", "Main Branch", "-dev", "dev.1", "a" * 64])
 PATH_CHARACTERS = ("/", "../", "?", "#", "%2F", "\\", "\x00", "\n", "\t", "%")
 LOCAL_EXAMPLES = 2  # cases per kind of bad input and module, each checkable without a request
 REMOTE_EXAMPLES = 6  # cases per module that only the API can judge
@@ -200,6 +207,9 @@ def _local_changes(module):
                                      "closed", "deployed", "keep", "skip", "revert", "approve", "comment"))})))
     for name in PATHS.get(module, ()) + (("organization",) if module in ORG_MODULES else ()):
         options.append(st.tuples(st.just("%s, not a name" % name), st.fixed_dictionaries({name: NOT_A_NAME})))
+    for name in BRANCH_OPTIONS.get(module, ()):
+        options.append(st.tuples(st.just("%s, not a branch name" % name),
+                                 st.fixed_dictionaries({name: NOT_A_BRANCH_NAME})))
     for name in NAMES.get(module, ()):
         options.append(st.tuples(st.just("%s, blank" % name),
                                  st.fixed_dictionaries({name: st.sampled_from(["", " ", "\t"])})))

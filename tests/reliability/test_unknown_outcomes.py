@@ -5,16 +5,20 @@
 grants, with its first request applied and then answered 500, 502 or 504 or dropped (and,
 for contrast, dropped before it was applied). Afterwards exactly one of each resource exists,
 every task reports what happened (changed, the resource as it is, a secret that works), and
-a grant whose tokens were lost fails with a sentence that says so.
+a grant whose tokens were lost fails with a sentence that says so. A credential's create lost
+before it was applied, while another client made one of the same name and fields, never
+deletes the other client's credential.
 """
 
 from __future__ import annotations
 
 import re
+import threading
+import time
 
 import pytest
 
-from harness import REVEALS, module_defaults, play, task
+from harness import REVEALS, HarnessError, module_defaults, play, task
 
 # The emulator answers this file as the real platform does when it is lean: bare {"data": [...]} lists,
 # cluster_rate_name, "type" keys (conftest.response_shapes).
@@ -439,3 +443,96 @@ def test_each_role_write_with_an_unknown_outcome_leaves_one_role_and_a_secret_th
     assert (len(creates), len(orphans)) == ((2, 1) if mode.startswith("committed") else (2, 0))
     heir = emulator.connect(roles["uo-heir"]["username"], roles["uo-heir"]["password"])
     assert heir["received_objects_of"] == [roles["uo-gone"]["username"]]
+
+
+# A create lost before it was applied, while another client made the same credential ---------------------------------
+
+HELD = 2  # seconds the emulator holds the lost create before it drops the connection: the other client creates then
+STRANGER_CASES = dict(
+    password=dict(path=DB_PATH + "/branches/main/passwords$", list="/databases/app/branches/main/passwords",
+                  args=dict(database="app", branch="main", role="reader", ttl=3600), body=dict(role="reader", ttl=3600),
+                  key="password", secret="plain_text", connects=True),
+    service_token=dict(path=ORG_PATH + "/service-tokens$", list="/service-tokens", args={}, body={},
+                       key="service_token", secret="token", connects=False),
+    postgres_role=dict(path=PG_PATH + "$", list="/databases/pgapp/branches/main/roles",
+                       args=dict(database="pgapp", branch="main", inherited_roles=["pg_read_all_data"]),
+                       body=dict(inherited_roles=["pg_read_all_data"]), key="role", secret="password", connects=True),
+)
+
+
+def _another_client(emulator):
+    """Another member of the organization, signed in through the OAuth application: another credential and actor."""
+    world = emulator.world
+    app, user = world["oauth_application"], world["users"][0]
+    code = emulator.control("POST", "/oauth/authorization-codes", dict(
+        client_id=app["client_id"], redirect_uri=app["redirect_uri"], user_id=user["id"]))["code"]
+    tokens = emulator.call("POST", emulator.url + "/oauth/token", form=dict(
+        grant_type="authorization_code", code=code, redirect_uri=app["redirect_uri"], client_id=app["client_id"],
+        client_secret=app["client_secret"]))
+    return user["id"], tokens["access_token"]
+
+
+def _when_requested(emulator, method, path, act):
+    """A thread that runs act() once the request log shows a request of method and path (held by its fault's delay);
+    its answer (or its exception) lands in the list returned."""
+    outcome = []
+
+    def wait_then_act():
+        deadline = time.monotonic() + 60
+        try:
+            while time.monotonic() < deadline:
+                if any(e["method"] == method and re.search(path, e["path"]) for e in emulator.requests()):
+                    outcome.append(act())
+                    return
+                time.sleep(0.05)
+            outcome.append(AssertionError("the request %s %s never came" % (method, path)))
+        except (HarnessError, OSError) as error:  # the test reports it
+            outcome.append(error)
+    thread = threading.Thread(target=wait_then_act, daemon=True)
+    thread.start()
+    return thread, outcome
+
+
+STRANGER_RUNS = [pytest.param(kind, in_process, id="%s-%s" % (kind, "in_process" if in_process else "module"))
+                 for kind in sorted(STRANGER_CASES) for in_process in (True, False)]
+
+
+@pytest.mark.parametrize("kind,in_process", STRANGER_RUNS)
+def test_a_create_lost_before_it_was_applied_never_deletes_another_clients_same_credential(
+        emulator, ansible, watch, kind, in_process):
+    case = STRANGER_CASES[kind]
+    stranger_id, bearer = _another_client(emulator)
+    watch.learn(bearer)
+    listed = "/organizations/acme" + case["list"]
+    emulator.clear_requests()
+    emulator.faults(dict(MODES["dropped-before"], delay=HELD, method="POST", path=case["path"], times=1))
+    thread, outcome = _when_requested(emulator, "POST", case["path"], lambda: emulator.call(
+        "POST", emulator.api_url + listed, dict(case["body"], name="uo-lost"),
+        headers={"Authorization": "Bearer " + bearer}))
+    title = "Create %s uo-lost %s" % (kind, REVEALS)
+    run = ansible.run([play([task(title, kind, name="uo-lost", **case["args"])], defaults=module_defaults())],
+                      emulator=emulator, in_process=in_process, label="lost create and a stranger %s" % kind)
+    thread.join(60)
+    assert len(outcome) == 1 and isinstance(outcome[0], dict), outcome
+    stranger = outcome[0]
+    watch.learn(stranger[case["secret"]])  # the other client's secret shows nowhere, not in a warning
+    run.without_failures()
+    emulator.clear_faults()
+
+    # The other client's credential is still there; the task made its own, whose secret it returned.
+    found = [r for r in emulator.list(listed) if r["name"] == "uo-lost"]
+    step = run.result(title)
+    own = step.result[case["key"]]
+    assert step.changed is True
+    assert sorted(r["id"] for r in found) == sorted([stranger["id"], own["id"]]) and own["id"] != stranger["id"]
+    assert (stranger.get("actor") or {}).get("id", stranger.get("actor_id")) == stranger_id
+    if case["connects"]:
+        connection = step.result["connection"]
+        assert emulator.connect(connection["username"], connection["password"])
+    # ...and a warning names the other client's credential, without a secret.
+    warnings = [w for w in step.result.get("warnings") or [] if stranger["id"] in w]
+    assert len(warnings) == 1 and "cannot prove it made it" in warnings[0]
+    assert stranger[case["secret"]] not in warnings[0] and own[case["secret"]] not in warnings[0]
+    log = emulator.requests()
+    assert len([e for e in log if e["method"] == "POST" and re.search(case["path"], e["path"])]) == 3
+    assert not [e for e in log if e["method"] == "DELETE"]

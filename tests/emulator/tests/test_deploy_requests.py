@@ -541,6 +541,25 @@ def test_faults_apply_to_deploy_requests(api):
     assert [entry["status"] for entry in log if entry["path"].endswith("/deploy")] == [502, 422]
 
 
+def test_lean_write_answers_carry_only_the_deployment_state(api):
+    """The platform's recorded answers to a close, deploy or cancel carry no state and no deployment_state."""
+    number = ready_request(api)
+    settings(api, lean_write_answers=True)
+    deployed = act(api, number, "deploy")
+    assert deployed == {"id": deployed["id"], "number": number, "deployment": {"state": "queued"}}
+    api.advance(1)
+    cancelled = act(api, number, "cancel")
+    assert set(cancelled) == {"id", "number", "deployment"} and set(cancelled["deployment"]) == {"state"}
+    assert get(api, number)["state"] == "open"  # a read is whole
+    api.advance(3)  # the cancel completes
+    response = api.patch(f"{DRS}/{number}", json={"state": "closed"})
+    assert response.status_code == 200, response.text
+    assert "state" not in response.json() and "deployment_state" not in response.json()
+    assert get(api, number)["state"] == "closed"
+    settings(api, lean=False)
+    assert "state" in api.patch(f"{DRS}/{number}", json={"state": "closed"}).json()
+
+
 def test_lean_shapes_on_the_new_lists_and_records(api):
     number = ready_request(api)
     settings(api, lean=True)

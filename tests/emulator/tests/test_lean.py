@@ -101,6 +101,18 @@ def test_type_keys_tag_every_record(api):
     assert "type" not in api.get(f"{DB}/branches/main").json()
 
 
+def test_recorded_databases_carry_neither_ready_nor_kind(api):
+    full = api.get(DB).json()
+    assert full["ready"] is True and full["kind"] == "mysql" and full["state"] == "ready"
+    settings(api, recorded_databases=True)
+    for record in [api.get(DB).json(), api.get("/v1/organizations/acme/databases").json()["data"][0],
+                   api.patch(DB, json={"require_approval_for_deploy": False}).json()]:
+        assert "ready" not in record and "kind" not in record and record["state"] == "ready"
+    assert "ready" in api.get(f"{DB}/branches/main").json()  # branch records keep theirs
+    settings(api, recorded_databases=False)
+    assert api.get(DB).json()["kind"] == "mysql"
+
+
 # ---------------------------------------------------------------- the lean shortcut, flags, validation
 
 
@@ -110,6 +122,7 @@ def test_lean_turns_on_the_leanest_shapes(api):
     listed = api.get(f"{DB}/branches").json()
     assert listed.keys() == {"data"}
     assert listed["data"][0]["type"] == "Branch" and listed["data"][0]["cluster_rate_name"] == "PS_40"
+    assert changed["recorded_databases"] is True and "ready" not in api.get(DB).json()
     assert settings(api, lean=True, list_envelope="no_totals")["list_envelope"] == "no_totals"  # named keys win
     back = settings(api, lean=False)
     assert (back["list_envelope"], back["cluster_rate_name"], back["type_keys"]) == ("full", False, False)
@@ -143,6 +156,8 @@ def test_invalid_shape_settings(api, bad):
 def test_command_line_flags(argv, expected):
     chosen = settings_of(parse_args(argv))
     assert (chosen.list_envelope, chosen.cluster_rate_name, chosen.type_keys) == expected
+    assert chosen.recorded_databases is ("--lean" in argv)
+    assert settings_of(parse_args(argv + ["--recorded-databases"])).recorded_databases is True
 
 
 # ---------------------------------------------------------------- fault bodies

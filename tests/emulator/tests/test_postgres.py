@@ -113,6 +113,8 @@ def test_create_answers_200_with_the_secret_once_and_the_role_opens_a_connection
     ({"ttl": "60"}, "ttl"),
     ({"name": ""}, "name"),
     ({"require_where_on_delete": "always"}, "require_where_on_delete"),
+    ({"require_where_on_delete": True}, "require_where_on_delete"),
+    ({"require_where_on_update": False}, "require_where_on_update"),
 ])
 def test_create_refuses_what_the_platform_does_not_have(api, body, needle):
     assert needle in error_of(api.post(ROLES, json=body), 422, "invalid_params")
@@ -181,6 +183,19 @@ def test_patch_renames_and_sets_query_safety_but_not_the_default_role(api):
     assert changed["password"] == "" and changed["username"] == role["username"]
     default = ok(api.get(f"{ROLES}/default"))
     assert "default" in error_of(api.patch(f"{ROLES}/{default['id']}", json={"name": "mine"}))
+
+
+@pytest.mark.parametrize("value", ["off", "warn", "on"])
+def test_query_safety_takes_and_serves_off_warn_and_on(api, value):
+    role = create(api, name="safe", require_where_on_delete=value, require_where_on_update=value)
+    assert role["query_safety_settings"] == {"require_where_on_delete": value, "require_where_on_update": value}
+    read = ok(api.get(f"{ROLES}/{role['id']}"))
+    assert read["query_safety_settings"] == role["query_safety_settings"]
+    other = "off" if value != "off" else "on"
+    changed = ok(api.patch(f"{ROLES}/{role['id']}", json={"require_where_on_update": other}))
+    assert changed["query_safety_settings"] == {"require_where_on_delete": value, "require_where_on_update": other}
+    listed = [r for r in ok(api.get(ROLES))["data"] if r["id"] == role["id"]]
+    assert listed[0]["query_safety_settings"] == changed["query_safety_settings"]
 
 
 def test_delete_with_a_successor_hands_the_objects_over(api):

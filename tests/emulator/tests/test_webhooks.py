@@ -114,6 +114,18 @@ def test_create_read_update_delete(api):
     error_of(api.get("/v1/organizations/acme/databases/nope/webhooks"), 404, "not_found")
 
 
+def test_zero_times_setting_gives_a_webhook_that_has_sent_nothing_the_zero_time(api):
+    """The platform writes the zero time for a webhook's last_sent_at until it sends (recorded answers)."""
+    assert api.control("POST", "/settings", json={"zero_times": True}).status_code == 200
+    hook = create(api, "https://hooks.example.com/zero")
+    assert hook["last_sent_at"] == "0001-01-01T00:00:00.000Z"
+    assert api.get(f"{HOOKS}/{hook['id']}").json()["last_sent_at"] == "0001-01-01T00:00:00.000Z"
+    assert api.get(HOOKS).json()["data"][0]["last_sent_at"] == "0001-01-01T00:00:00.000Z"
+    assert api.control("POST", "/settings", json={"lean": False}).status_code == 200
+    assert api.get(f"{HOOKS}/{hook['id']}").json()["last_sent_at"] is None
+    assert api.control("POST", "/settings", json={"lean": True}).json()["zero_times"] is True
+
+
 def test_at_most_five_a_database(api):
     for n in range(5):
         create(api, f"https://hooks.example.com/{n}")

@@ -33,11 +33,11 @@ def role_result(secret=SECRET, username="app.r1xyz"):
 
 
 MYSQL = {
-    "url": "mysql://u1abc:pscale_pw_s3cr3t@aws.connect.psdb.cloud/shop?ssl-mode=REQUIRED",
+    "url": "mysql://u1abc:pscale_pw_s3cr3t@aws.connect.psdb.cloud/shop?ssl-mode=VERIFY_IDENTITY",
     "go": "u1abc:pscale_pw_s3cr3t@tcp(aws.connect.psdb.cloud)/shop?tls=true",
     "jdbc": "jdbc:mysql://aws.connect.psdb.cloud:3306/shop?sslMode=VERIFY_IDENTITY&user=u1abc&password=pscale_pw_s3cr3t",
     "env": "\n".join([
-        "DATABASE_URL=mysql://u1abc:pscale_pw_s3cr3t@aws.connect.psdb.cloud/shop?ssl-mode=REQUIRED",
+        "DATABASE_URL=mysql://u1abc:pscale_pw_s3cr3t@aws.connect.psdb.cloud/shop?ssl-mode=VERIFY_IDENTITY",
         "DATABASE_HOST=aws.connect.psdb.cloud", "DATABASE_PORT=3306", "DATABASE_USERNAME=u1abc",
         "DATABASE_PASSWORD=pscale_pw_s3cr3t", "DATABASE_NAME=shop"]),
 }
@@ -111,6 +111,29 @@ def test_special_characters_are_percent_encoded(result):
     assert connection_url(result, database="a/b c").split("/")[3].startswith("a%2Fb%20c?")
 
 
+@pytest.mark.parametrize("result, fmt", [(password_result(), fmt) for fmt in sorted(MYSQL)] +
+                         [(role_result(), fmt) for fmt in sorted(POSTGRES)])
+def test_every_form_verifies_the_server_identity_by_default(result, fmt):
+    text = connection_url(result, format=fmt)
+    assert any(mode in text for mode in ("ssl-mode=VERIFY_IDENTITY", "sslMode=VERIFY_IDENTITY", "tls=true",
+                                         "sslmode=verify-full"))
+    assert "REQUIRED" not in text and "skip-verify" not in text and "sslmode=require" not in text
+
+
+@pytest.mark.parametrize("result, ssl_mode, fmt, part", [
+    (password_result(), "REQUIRED", "url", "/shop?ssl-mode=REQUIRED"),
+    (password_result(), "VERIFY_CA", "url", "/shop?ssl-mode=VERIFY_CA"),
+    (password_result(), "REQUIRED", "jdbc", "/shop?sslMode=REQUIRED&user="),
+    (password_result(), "REQUIRED", "go", "/shop?tls=skip-verify"),
+    (password_result(), "VERIFY_IDENTITY", "go", "/shop?tls=true"),
+    (password_result(), "REQUIRED", "env", "/shop?ssl-mode=REQUIRED\n"),
+    (role_result(), "require", "url", "/postgres?sslmode=require"),
+    (role_result(), "verify-ca", "jdbc", "/postgres?sslmode=verify-ca&user="),
+])
+def test_a_weaker_mode_only_where_ssl_mode_names_it(result, ssl_mode, fmt, part):
+    assert part in connection_url(result, format=fmt, ssl_mode=ssl_mode)
+
+
 def test_the_go_dsn_keeps_the_secret_as_the_driver_reads_it():
     assert connection_url(password_result(ODD_SECRET), format="go").startswith("u1abc:%s@tcp(" % ODD_SECRET)
 
@@ -150,6 +173,11 @@ def _cases():
         (role_result(), dict(format="dsn"), "format must be one of"),
         (role_result(), dict(kind="oracle"), "kind must be mysql or postgresql"),
         (role_result(), dict(port=0), "port must be a number"),
+        (role_result(), dict(ssl_mode="REQUIRED"), "ssl_mode for postgresql must be one of verify-full, verify-ca, "
+                                                   "require, not 'REQUIRED' (a mode of the other kind)"),
+        (password_result(), dict(ssl_mode="disable"), "ssl_mode for mysql must be one of VERIFY_IDENTITY"),
+        (password_result(), dict(ssl_mode="VERIFY_CA", format="go"), "Go MySQL driver has no ssl_mode VERIFY_CA"),
+        (password_result(), dict(ssl_mode=True), "ssl_mode must be the name of a mode"),
         (SECRET, {}, "not str"),
     ]
 

@@ -9,8 +9,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import (
-    NEWEST, CreationWindow, age, server_time, timestamp)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.lost_creates import (
+    CreationWindow, actor_of, check_answer, server_time)
+from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import NEWEST, age, timestamp
 
 UTC = timezone.utc
 
@@ -60,3 +62,24 @@ def test_without_the_server_clock_the_window_is_on_this_machine_with_a_minute_ei
     now = datetime.now(UTC)
     assert window.bounds[0] < now < window.bounds[1]
     assert 119 < (window.bounds[1] - window.bounds[0]).total_seconds() < 125
+
+
+@pytest.mark.parametrize("record, actor", [
+    (dict(actor=dict(id="u1", display_name="A")), "u1"),  # passwords and Postgres roles
+    (dict(actor_id="u2", actor_type="User"), "u2"),  # service tokens
+    (dict(actor=None, actor_id=None), None),
+    (dict(actor=dict(display_name="no id")), None),
+    ({}, None),
+])
+def test_the_actor_of_a_record_is_its_actor_id_or_its_actor_id_field(record, actor):
+    assert actor_of(record) == actor
+
+
+def test_a_create_answer_of_another_name_is_refused_and_one_without_a_name_is_not():
+    check_answer(dict(id="pw1", name="app"), "app", "Password 'app'", "password")
+    check_answer(dict(id="pw1"), "app", "Password 'app'", "password")  # a lean answer states no name: no difference
+    with pytest.raises(ModuleFailure) as caught:
+        check_answer(dict(id="pw2", name="other", plain_text="secret"), "app", "Password 'app'", "password")
+    assert caught.value.msg.startswith("Password 'app': the create was answered with the password 'other' (id pw2), "
+                                       "not with the password named 'app' that was asked for")
+    assert "secret" not in caught.value.msg.replace("no secret", "")

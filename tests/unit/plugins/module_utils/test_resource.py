@@ -227,6 +227,18 @@ def test_a_create_only_field_that_differs_fails_naming_it(server):
     assert writes(server) == []
 
 
+@pytest.mark.parametrize("record", [widget(size=None), {k: v for k, v in widget().items() if k != "size"}])
+def test_a_create_only_field_the_record_does_not_state_is_not_a_difference(server, record):
+    server.script = [(200, record), (200, dict(record, colour="blue"))]
+    result = run(server, name="w", size=2, colour="blue")
+    assert result["changed"] is True
+    assert writes(server) == [("PATCH", URL + "/w", dict(colour="blue"))]
+    server.requests.clear()
+    server.script = [(200, record)]
+    assert run(server, name="w", size=2)["changed"] is False
+    assert writes(server) == []
+
+
 def test_replace_deletes_and_creates_with_the_fields_kept(server):
     server.script = [(200, widget()), (204, b""), (201, widget(size=2))]
     result = run(server, name="w", size=2, replace=True, flavour="mint")

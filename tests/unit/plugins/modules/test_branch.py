@@ -222,18 +222,24 @@ def test_every_name_the_platform_accepts_passes(server, name):
     assert run(server, name=name, parent_branch="main")["changed"] is False
 
 
-def test_a_branch_whose_name_breaks_the_rule_can_still_be_deleted(server):
-    """The rule is for new branches; state=absent reads and deletes whatever name the platform has."""
-    server.script = [(200, branch(name="Old.Branch")), (204, b"")]
-    assert run(server, name="Old.Branch", state="absent")["changed"] is True
-    assert methods(server) == ["GET", "DELETE"]
+@pytest.mark.parametrize("args", [dict(name="Old.Branch", state="absent"), dict(parent_branch="Main")],
+                         ids=["absent", "parent_branch"])
+def test_the_rule_holds_for_every_option_naming_a_branch_in_every_state(server, args):
+    """The platform gives no branch a name the rule refuses, so a name that breaks it names no branch: it fails
+    before any request, for state=absent and for parent_branch too (issue 30: one rule for every option)."""
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, **args)
+    option, value = next((key, args[key]) for key in ("name", "parent_branch") if key in args)
+    assert caught.value.msg == ("%s must be a branch name the platform accepts: 1 to 63 characters, lower-case "
+                                "letters, digits, '-' and '_', starting with a letter or digit; not %r." % (option, value))
+    assert server.requests == []
 
 
-def test_parent_branch_names_an_existing_branch_and_is_not_held_to_the_rule(server):
+def test_a_parent_branch_that_does_not_exist_fails_as_creating_from_it_would(server):
     """A parent that does not exist fails as creating from it would, in check mode too (the parent is read)."""
     server.script = [NOT_FOUND, (404, {"code": "not_found", "message": "Branch not found"})]
     with pytest.raises(ModuleFailure) as caught:
-        run(server, check_mode=True, parent_branch="Main")
+        run(server, check_mode=True, parent_branch="gone")
     assert "Branch not found" in caught.value.msg and methods(server) == ["GET", "GET"]
 
 

@@ -67,10 +67,39 @@ def test_production_true_on_a_production_branch_is_one_read(server):
     assert calls(server) == [("GET", "/dev")]
 
 
+DATABASE = dict(id="d1", name="shop", default_branch="main")
+DEFAULT_DEMOTE = ("Branch 'main' of database 'shop' is the database's default branch, which the platform does not "
+                  "demote: make another branch the default first (planetscale.cloud.database with default_branch), "
+                  "then demote this one.")
+
+
 def test_production_false_demotes(server):
-    server.script = [(200, branch(production=True)), (200, branch())]
+    server.script = [(200, branch(production=True)), (200, DATABASE), (200, branch())]
     assert run(server, production=False)["changed"] is True
-    assert calls(server) == [("GET", "/dev"), ("POST", "/dev/demote")]
+    assert calls(server) == [("GET", "/dev"), ("GET", ""), ("POST", "/dev/demote")]
+    assert server.requests[1]["path"] == "/v1/organizations/acme/databases/shop"
+
+
+@pytest.mark.parametrize("check_mode", [True, False])
+def test_the_default_branch_is_not_demoted_in_either_mode(server, sleeps, check_mode):
+    server.script = [(200, branch(name="main", parent_branch=None, production=True)), (200, DATABASE)]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, check_mode=check_mode, name="main", production=False, deletion_protected=True)
+    assert caught.value.msg == DEFAULT_DEMOTE
+    assert [r["method"] for r in server.requests] == ["GET", "GET"]  # the branch, the database: no write
+
+
+@pytest.mark.parametrize("check_mode", [True, False])
+def test_a_branch_record_that_says_default_needs_no_read_of_the_database(server, sleeps, check_mode):
+    server.script = [(200, branch(name="main", production=True, default=True))]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, check_mode=check_mode, name="main", production=False)
+    assert caught.value.msg == DEFAULT_DEMOTE
+    assert calls(server) == [("GET", "/main")]
+    server.requests.clear()
+    server.script = [(200, branch(production=True, default=False)), (200, branch())]
+    assert run(server, check_mode=check_mode, production=False)["changed"] is True
+    assert calls(server) == [("GET", "/dev")] + ([] if check_mode else [("POST", "/dev/demote")])
 
 
 def test_a_promotion_still_under_way_is_waited_for(server, sleeps):
@@ -142,6 +171,19 @@ def test_safe_migrations_true_reads_the_lint_then_enables(server):
     server.script = [(200, branch(production=True)), lint(), (200, branch(production=True, safe_migrations=True))]
     result = run(server, safe_migrations=True)
     assert result["changed"] is True and result["branch"]["safe_migrations"] is True
+    assert calls(server) == [("GET", "/dev"), ("GET", "/dev/schema/lint"), ("POST", "/dev/safe-migrations")]
+
+
+def test_safe_migrations_on_a_postgresql_branch_read_no_lint(server):
+    server.script = [(200, branch(production=True, kind="postgresql")),
+                     (200, branch(production=True, kind="postgresql", safe_migrations=True))]
+    assert run(server, safe_migrations=True)["changed"] is True
+    assert calls(server) == [("GET", "/dev"), ("POST", "/dev/safe-migrations")]
+
+
+def test_a_schema_lint_answered_404_is_no_lint(server):
+    server.script = [(200, branch(production=True)), NOT_FOUND, (200, branch(production=True, safe_migrations=True))]
+    assert run(server, safe_migrations=True)["changed"] is True
     assert calls(server) == [("GET", "/dev"), ("GET", "/dev/schema/lint"), ("POST", "/dev/safe-migrations")]
 
 
@@ -278,10 +320,10 @@ def test_protect_promote_and_enable_go_in_that_order(server):
 
 
 def test_safe_migrations_are_disabled_before_the_demotion(server):
-    server.script = [(200, branch(production=True, safe_migrations=True)), (200, branch(production=True)),
-                     (200, branch())]
+    server.script = [(200, branch(production=True, safe_migrations=True)), (200, DATABASE),
+                     (200, branch(production=True)), (200, branch())]
     assert run(server, production=False, safe_migrations=False)["changed"] is True
-    assert calls(server) == [("GET", "/dev"), ("DELETE", "/dev/safe-migrations"), ("POST", "/dev/demote")]
+    assert calls(server) == [("GET", "/dev"), ("GET", ""), ("DELETE", "/dev/safe-migrations"), ("POST", "/dev/demote")]
 
 
 def test_a_new_branch_is_created_without_them_then_promoted_once_ready(server, sleeps):

@@ -73,6 +73,19 @@ def test_on_a_mysql_database_they_fail_before_any_write(server, args, named):
     assert [method for method, _path in calls(server)] == ["GET", "GET"]
 
 
+@pytest.mark.parametrize("kind", ["mysql", "postgresql"])
+def test_a_database_record_without_kind_leaves_it_to_the_parent_branch(server, kind):
+    server.script = [NOT_FOUND, (200, dict(name="ledger", state="ready")), (200, branch(kind=kind, name="main")),
+                     (201, branch(kind=kind))]
+    if kind == "mysql":
+        with pytest.raises(ModuleFailure, match="database 'ledger' is a mysql database; leave it out"):
+            run(server, restore_point=POINT)
+    else:
+        assert run(server, restore_point=POINT)["changed"] is True
+    assert calls(server) == [("GET", URL + "/dev"), ("GET", DATABASE), ("GET", URL + "/main")] + (
+        [("POST", URL)] if kind == "postgresql" else [])
+
+
 def test_check_mode_refuses_them_on_mysql_from_the_parent_it_reads_anyway(server):
     server.script = [NOT_FOUND, (200, branch(kind="mysql", name="main"))]
     with pytest.raises(ModuleFailure) as caught:

@@ -54,6 +54,21 @@ def test_check_mode_reads_the_same(server):
     assert run(server, check_mode=True) == dict(changed=False, schema=TABLES, lint_errors=[])
 
 
+def test_a_branch_without_lint_returns_its_schema_and_says_why_there_are_no_lint_errors(server):
+    server.script = [(200, dict(data=TABLES)), (404, dict(code="not_found", message="Not Found"))]
+    result = run(server)
+    assert result == dict(changed=False, schema=TABLES, lint_errors=[], lint_note=(
+        "The platform has no schema lint for branch 'dev' of database 'shop' (its schema lint answered 404): lint is "
+        "a MySQL feature, so a PostgreSQL branch has none."))
+    assert [r["path"][len(BRANCH):] for r in server.requests] == ["/schema", "/schema/lint"]
+
+
+def test_another_refusal_of_the_lint_still_fails(server):
+    server.script = [(200, dict(data=TABLES)), (403, dict(code="forbidden", message="Forbidden"))]
+    with pytest.raises(ModuleFailure, match="schema/lint failed with HTTP 403"):
+        run(server)
+
+
 def test_a_missing_branch_fails_with_a_hint(server):
     server.script = [(404, dict(code="not_found", message="Not Found"))]
     with pytest.raises(ModuleFailure) as caught:

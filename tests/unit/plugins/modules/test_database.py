@@ -149,6 +149,53 @@ def test_a_timeout_fails_with_the_last_state(server, sleeps):
     assert caught.value.result["changed"] is True and caught.value.result["database"]["state"] == "pending"
 
 
+# A database as the platform's recorded answers give it (its official Go client's tests): state ready, and neither
+# a ready nor a kind field.
+RECORDED = dict(id="shop", type="database", name="shop", notes="", state="ready", html_url="https://app.example/shop",
+                region=dict(slug="us-east", display_name="US East"), created_at="2021-01-14T10:19:23.000Z",
+                updated_at="2021-01-14T10:19:23.000Z")
+
+
+def test_a_recorded_database_in_state_ready_is_ready_when_created(server, sleeps):
+    server.script = [NOT_FOUND, (201, dict(RECORDED, state="pending")), (200, RECORDED)]
+    server.default = (200, dict(RECORDED, state="pending"))
+    result = run(server, cluster_size="PS_10", kind="mysql", wait_timeout=5)
+    assert result["changed"] is True and result["database"] == RECORDED
+    assert methods(server) == ["GET", "POST", "GET"]
+
+
+def test_a_recorded_database_in_state_ready_is_not_waited_for_on_a_rerun_or_an_update(server, sleeps):
+    server.script = [(200, RECORDED)]
+    server.default = (200, dict(RECORDED, state="pending"))
+    assert run(server, kind="mysql", region="us-east", wait_timeout=5)["changed"] is False
+    assert methods(server) == ["GET"] and sleeps == []
+    server.requests.clear()
+    server.script = [(200, RECORDED), (200, dict(RECORDED, deletion_protected=True))]
+    result = run(server, kind="mysql", deletion_protected=True, wait_timeout=5)
+    assert result["changed"] is True and result["database"]["deletion_protected"] is True
+    assert methods(server) == ["GET", "PATCH"] and sleeps == []
+
+
+@pytest.mark.parametrize("record", [dict(RECORDED, ready=False), dict(RECORDED, state="pending")])
+def test_ready_false_or_a_state_other_than_ready_is_waited_for(server, sleeps, record):
+    server.script = [(200, record)]
+    server.default = (200, record)
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, wait_timeout=3)
+    assert caught.value.msg.startswith("Database 'shop' was not ready after 3 seconds")
+
+
+def test_a_database_whose_record_has_no_kind_is_not_refused_for_kind(server):
+    server.script = [(200, RECORDED)]
+    result = run(server, kind="mysql", region="us-east")
+    assert result["changed"] is False and methods(server) == ["GET"]
+    server.requests.clear()
+    server.script = [(200, RECORDED)]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, kind="postgresql", region="eu-west")
+    assert caught.value.msg.startswith("Database 'shop' has region 'us-east', not 'eu-west'")
+
+
 def test_without_wait_the_new_database_is_returned_at_once(server, sleeps):
     server.script = [NOT_FOUND, (201, database("pending"))]
     assert run(server, cluster_size="PS_10", wait=False)["database"]["state"] == "pending"

@@ -101,6 +101,16 @@ def failure(server, **args):
      "instant_ddl, revert_window=skip only act with state=deployed: set state to deployed, or leave them out."),
     (dict(branch="dev", wait_timeout=-1), "wait_timeout must be 0 or more seconds, not -1."),
     (dict(branch="a/b"), "branch must be a name, not 'a/b'."),
+    (dict(branch="UPPER"), "branch must be a branch name the platform accepts: 1 to 63 characters, lower-case "
+                           "letters, digits, '-' and '_', starting with a letter or digit; not 'UPPER'."),
+    (dict(branch="has space"), "branch must be a branch name the platform accepts: 1 to 63 characters, lower-case "
+                               "letters, digits, '-' and '_', starting with a letter or digit; not 'has space'."),
+    (dict(branch="dev", into_branch="Main Branch"),
+     "into_branch must be a branch name the platform accepts: 1 to 63 characters, lower-case letters, digits, '-' and "
+     "'_', starting with a letter or digit; not 'Main Branch'."),
+    (dict(number=3, state="closed", into_branch="Main"),
+     "into_branch must be a branch name the platform accepts: 1 to 63 characters, lower-case letters, digits, '-' and "
+     "'_', starting with a letter or digit; not 'Main'."),
 ])
 def test_bad_input_is_a_sentence_before_any_request(server, args, sentence):
     assert failure(server, **args).msg == sentence
@@ -194,15 +204,30 @@ def test_check_mode_predicts_a_new_request_without_writing(server, platform):
     assert fake.writes() == []
 
 
-def test_no_changes_is_a_success_without_change_even_for_a_new_request(server, platform, sleeps):
-    fake = platform(GET__deploy_requests=[page()], POST__deploy_requests=[(201, request("pending"))],
+@pytest.mark.parametrize("state", ["open", "deployed"])
+def test_a_request_opened_without_changes_is_a_change_and_a_second_run_writes_nothing(server, platform, sleeps, state):
+    """Opening a request is a change (others see it, webhooks announce it); it stays open with no_changes."""
+    fake = platform(GET__deploy_requests=[page(), page(request("no_changes"))],
+                    POST__deploy_requests=[(201, request("pending"))],
                     GET__deploy_requests__3=[(200, request("no_changes"))])
-    result = run(server, branch="dev", into_branch="main", state="deployed")
-    assert (result["changed"], result["status"]) == (False, "no_changes")
+    result = run(server, branch="dev", into_branch="main", state=state)
+    assert (result["changed"], result["status"]) == (True, "no_changes")
+    assert result["deploy_request"]["state"] == "open"
     assert result["msg"] == ("Deploy request #3 (dev into main) of database 'shop' has no schema changes to deploy: "
-                             "the schema of 'dev' is already that of 'main', so nothing was deployed.")
+                             "the schema of 'dev' is already that of 'main', so nothing was deployed. The task opened "
+                             "it, and it stays open (close it with state: closed).")
     assert fake.writes() == ["POST /deploy-requests"]
     assert sleeps == [1.0]
+    again = run(server, branch="dev", into_branch="main", state=state)
+    assert (again["changed"], again["status"]) == (False, "no_changes")
+    assert again["msg"].endswith("so nothing was deployed.")
+    assert fake.writes() == ["POST /deploy-requests"]
+
+
+def test_check_mode_predicts_opening_a_request_as_a_change_as_the_run_reports_it(server, platform):
+    fake = platform(GET__deploy_requests=[page()])
+    assert run(server, branch="dev", into_branch="main", state="deployed", check_mode=True)["changed"] is True
+    assert fake.writes() == []
 
 
 # Deploying -----------------------------------------------------------------------------------
@@ -297,6 +322,58 @@ def test_check_mode_predicts_the_deploy_without_writing(server, platform):
     assert (result["changed"], result["status"]) == (True, "complete")
     assert result["diff"]["after"] == dict(state="open", deployment_state="complete")
     assert fake.writes() == []
+
+
+@pytest.mark.parametrize("lagging", [
+    request("ready"), request("pending"), request("queued"),
+    dict(id="dr3", number=3, branch="dev", into_branch="main", state="open"),  # no deployment state at all
+], ids=["ready", "pending", "queued", "no-state"])
+def test_a_read_behind_the_deploy_keeps_the_wait_going_until_the_deploy_is_live(server, platform, sleeps, lagging):
+    """A read that lags behind the deploy (still ready, pending, or no state) is not the deploy's end."""
+    fake = platform(GET__deploy_requests__3=[(200, request()), (200, lagging), (200, lagging),
+                                             (200, request("complete"))],
+                    POST__deploy_requests__3__deploy=[(200, request("queued"))])
+    result = run(server, number=3, state="deployed")
+    assert (result["changed"], result["status"]) == (True, "complete")
+    assert result["deploy_request"]["deployment_state"] == "complete"
+    assert fake.sent() == ["GET /deploy-requests/3", "POST /deploy-requests/3/deploy"] + ["GET /deploy-requests/3"] * 3
+
+
+@pytest.mark.parametrize("answer", [request("weird"), dict(request(), deployment_state=None,
+                                                           deployment=dict(state="weird"))])
+def test_a_state_the_collection_does_not_know_fails_naming_it(server, platform, sleeps, answer):
+    platform(GET__deploy_requests__3=[(200, request()), (200, answer)],
+             POST__deploy_requests__3__deploy=[(200, request("queued"))])
+    caught = failure(server, number=3, state="deployed")
+    assert caught.msg.startswith("Deploy request #3 (dev into main) of database 'shop' is in state 'weird', which this "
+                                 "collection does not know (it knows pending, ready, no_changes, ")
+    assert caught.msg.endswith("so it cannot tell whether the deploy request is deployed: look at it in the platform's "
+                               "web application, and update the collection.")
+    assert caught.result["changed"] is True and caught.result["status"] is None
+    assert len(sleeps) == 1
+
+
+def test_a_request_that_shows_no_deployment_state_is_waited_for_until_the_timeout(server, platform, sleeps):
+    bare = dict(id="dr3", number=3, branch="dev", into_branch="main", state="open")
+    platform(GET__deploy_requests__3=[(200, request()), (200, bare)],
+             POST__deploy_requests__3__deploy=[(200, request("queued"))])
+    caught = failure(server, number=3, state="deployed", wait_timeout=30)
+    assert caught.msg == ("Waited 30 seconds (wait_timeout) for deploy request #3 (dev into main) of database 'shop' "
+                          "to be deployed; its last answer showed no deployment state. Raise wait_timeout, or set wait to "
+                          "false and run the task again later.")
+    assert caught.result["changed"] is True
+    assert 25 < sum(sleeps) <= 30
+
+
+def test_a_read_that_lags_behind_the_cutover_keeps_the_wait_going(server, platform, sleeps):
+    gated = dict(auto_cutover=False)
+    fake = platform(GET__deploy_requests__3=[(200, request("pending_cutover", **gated)),
+                                             (200, request("ready", **gated)),
+                                             (200, request("complete_pending_revert", **gated))],
+                    POST__deploy_requests__3__apply_deploy=[(200, request("pending_cutover", **gated))])
+    result = run(server, number=3, state="deployed", cutover=True)
+    assert (result["changed"], result["status"]) == (True, "revertable")
+    assert fake.writes() == ["POST /deploy-requests/3/apply-deploy"]
 
 
 # Cutover and revert window -------------------------------------------------------------------
@@ -415,6 +492,17 @@ def test_closed_closes_the_open_request_once(server, platform):
     assert json.loads(server.requests[1]["body"]) == dict(state="closed")
     assert run(server, branch="dev", into_branch="main", state="closed")["changed"] is False
     assert fake.writes() == ["PATCH /deploy-requests/3"]
+
+
+def test_a_lean_close_answer_is_read_back_for_the_request_s_state(server, platform):
+    """The platform answers a close with only deployment.state (recorded): the state comes from a read."""
+    lean = dict(id="dr3", number=3, deployment=dict(state="ready"))
+    fake = platform(GET__deploy_requests=[page(request())], PATCH__deploy_requests__3=[(200, lean)],
+                    GET__deploy_requests__3=[(200, dict(request(), state="closed"))])
+    result = run(server, branch="dev", into_branch="main", state="closed")
+    assert result["changed"] is True
+    assert result["deploy_request"]["state"] == "closed" and result["status"] == "cancelled"
+    assert fake.sent() == ["GET /deploy-requests", "PATCH /deploy-requests/3", "GET /deploy-requests/3"]
 
 
 def test_a_closed_request_cannot_be_deployed(server, platform):

@@ -163,3 +163,68 @@ def test_bad_input_fails_before_any_request(server, args, message, check_mode):
     with pytest.raises(ModuleFailure) as caught:
         run(server, check_mode=check_mode, **args)
     assert caught.value.msg == message and server.requests == []
+
+
+def recorded(state="approved", body="", review_id="r1"):
+    """A review as the platform's recorded answers have it: no actor."""
+    return dict(id=review_id, type="DeployRequestReview", state=state, body=body, html_body=body,
+                created_at="2026-01-01T00:00:00Z", updated_at="2026-01-01T00:00:00Z")
+
+
+def run_ctx(server, ctx, **args):
+    args = dict(dict(organization="acme", database="shop", number=7, service_token_id="svc",
+                     service_token="s3cret", api_url=server.url + "/v1", api_retries=0), **args)
+    spec = DeployRequestReview.spec()
+    spec.pop("supports_check_mode")
+    validation = ModuleArgumentSpecValidator(**spec).validate(args)
+    assert not validation.error_messages
+    return DeployRequestReview(validation.validated_parameters, ctx).execute()
+
+
+@pytest.mark.parametrize("check_mode", [False, True], ids=["run", "check"])
+def test_a_rerun_over_an_approval_without_actor_posts_nothing_and_warns(server, check_mode):
+    """Recorded answers carry no actor: the approval may be this reviewer's, so a second one is not posted."""
+    server.script = [page(recorded()), (200, ME)]
+    ctx = TaskContext(check_mode=check_mode)
+    result = run_ctx(server, ctx)
+    assert result["changed"] is False and result["review"]["id"] == "r1"
+    assert calls(server) == [("GET", REVIEWS), ("GET", "/v1/user")]
+    assert ctx.warnings == ["Deploy request #7 of database 'shop' has an approval (review r1) whose record names no "
+                            "author, so the module cannot tell whether it is this reviewer's; it posted none, rather "
+                            "than review twice. If it is someone else's, review the deploy request in the platform's "
+                            "web application."]
+
+
+def test_a_comment_without_actor_counts_only_with_the_same_text(server):
+    server.script = [page(recorded("commented", "Other."), recorded("commented", "Looks safe.", "r2")), (200, ME)]
+    ctx = TaskContext()
+    result = run_ctx(server, ctx, action="comment", body="Looks safe.")
+    assert result["changed"] is False and result["review"]["id"] == "r2"
+    assert ctx.warnings[0].startswith("Deploy request #7 of database 'shop' has a comment with the same text "
+                                      "(review r2)")
+    server.requests.clear()
+    server.script = [page(recorded("commented", "Other.")), (200, ME), (201, recorded("commented", "New."))]
+    assert run_ctx(server, TaskContext(), action="comment", body="New.")["changed"] is True
+    assert posts(server) == [dict(state="commented", body="New.")]
+
+
+@pytest.mark.parametrize("author", [dict(actor_id="u-other"), dict(user=dict(id="u-other")), dict(user_id="u-other"),
+                                    dict(actor=dict(display_name="Me"))])
+def test_the_author_is_told_by_any_id_field_and_never_by_display_name(server, author):
+    """An ID field beside actor names the author: another's approval does not count. A display name names nobody."""
+    server.script = [page(dict(recorded(), **author)), (200, ME), (201, review())]
+    ctx = TaskContext()
+    result = run_ctx(server, ctx)
+    named = "display_name" not in str(author)
+    assert result["changed"] is named
+    assert len(ctx.warnings) == (0 if named else 1)
+    assert posts(server) == ([dict(state="approved")] if named else [])
+
+
+def test_a_lost_answer_read_back_finds_the_new_review_without_actor(server, sleeps):
+    server.script = [page(recorded(review_id="old", state="commented", body="x")), (200, ME),
+                     (502, dict(code="bad_gateway")), page(recorded(review_id="old", state="commented", body="x"),
+                                                           recorded(review_id="r2"))]
+    result = run(server)
+    assert result["changed"] is True and result["review"]["id"] == "r2"
+    assert [r["method"] for r in server.requests] == ["GET", "GET", "POST", "GET"]

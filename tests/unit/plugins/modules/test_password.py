@@ -36,9 +36,10 @@ def stamp(seconds=0.0):
 
 
 def password(number=1, **fields):
+    """A password this task's credential (the service token svc) made, unless actor says otherwise."""
     return dict(dict(id="pw%d" % number, name="app", role="reader", replica=False, ttl_seconds=None, cidrs=None,
                      renewable=False, username="u%d" % number, access_host_url="db.example.test",
-                     created_at=stamp()), **fields)
+                     created_at=stamp(), actor=dict(id="svc", display_name="svc")), **fields)
 
 
 def issued(number=1, **fields):
@@ -357,6 +358,77 @@ def test_the_time_of_a_lost_create_is_on_the_server_clock(server, monkeypatch):
     assert run(server, ctx=ctx, role="reader")["password"]["id"] == "pw8"
     assert [w[:2] for w in writes(server)] == [("POST", URL), ("DELETE", URL + "/pw7"), ("POST", URL)]
     assert "the password with id pw9 appeared" in ctx.warnings[0]
+
+
+USER = (200, dict(id="u1", display_name="App user"))  # GET /user: the user the service token svc acts for
+
+
+def unproven(number, whose):
+    return ("Password 'app' on branch 'main' of database 'shop': the password with id pw%d appeared while the answer "
+            "to this task's create was lost and has every field the task sent, but %s, so this task cannot prove it "
+            "made it: it is left as it is and the create is sent again. It may be this task's, whose secret nobody "
+            "holds, or another client's: if it is yours, delete it (state=absent with its id)." % (number, whose))
+
+
+def test_a_lost_create_never_deletes_another_clients_password_with_the_same_name_and_fields(server):
+    """The create was lost before the server applied it, and meanwhile another credential made the same password."""
+    stranger = password(7, actor=dict(id="someone-else", display_name="Someone else"))
+    server.script = [page(), LOST, page(stranger), USER, (201, issued(8)), page(stranger, password(8))]
+    ctx = TaskContext()
+    result = run(server, ctx=ctx, role="reader")
+    assert result["changed"] is True and result["password"]["id"] == "pw8"
+    assert result["connection"]["password"] == PLAIN_TEXT
+    assert writes(server) == [("POST", URL, dict(name="app", role="reader"))] * 2  # pw7 is not deleted
+    assert ("GET", "/v1/user", None) in sent(server)
+    assert ctx.warnings == [unproven(7, "its actor (someone-else) is not this task's credential")]
+    assert PLAIN_TEXT not in json.dumps(ctx.warnings)
+
+
+def test_a_lost_create_leaves_a_password_that_names_no_actor_without_reading_the_user(server):
+    anonymous = password(7)
+    del anonymous["actor"]
+    server.script = [page(), LOST, page(anonymous), (201, issued(8)), page(anonymous, password(8))]
+    ctx = TaskContext()
+    assert run(server, ctx=ctx, role="reader")["password"]["id"] == "pw8"
+    assert writes(server) == [("POST", URL, dict(name="app", role="reader"))] * 2
+    assert ctx.warnings == [unproven(7, "it names no actor")]
+    assert "/v1/user" not in [r["path"] for r in server.requests]
+
+
+def test_a_lost_create_deletes_the_password_whose_actor_is_the_user_the_credential_acts_for(server):
+    mine = password(7, actor=dict(id="u1", display_name="App user"))
+    server.script = [page(), LOST, page(mine), USER, (204, b""), (201, issued(8)), page(password(8))]
+    ctx = TaskContext()
+    assert run(server, ctx=ctx, role="reader")["password"]["id"] == "pw8"
+    assert [w[:2] for w in writes(server)] == [("POST", URL), ("DELETE", URL + "/pw7"), ("POST", URL)]
+    assert ctx.warnings == []
+
+
+def test_an_access_token_that_cannot_read_its_user_proves_nothing_and_deletes_nothing(server):
+    other = password(7, actor=dict(id="u1"))
+    server.script = [page(), LOST, page(other), (403, dict(code="forbidden")), (201, issued(8)),
+                     page(other, password(8))]
+    ctx = TaskContext()
+    assert run(server, ctx=ctx, role="reader", access_token="pscale_oauth_x", service_token_id=None,
+               service_token=None)["password"]["id"] == "pw8"
+    assert writes(server) == [("POST", URL, dict(name="app", role="reader"))] * 2
+    assert ctx.warnings == [unproven(7, "its actor (u1) is not this task's credential")]
+
+
+# A create answered with another record than the one asked for -----------------------------------------------------
+
+
+def test_a_create_answered_with_another_name_is_not_acted_on(server):
+    server.script = [page(), (201, issued(8, name="prod-admin"))]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server, role="reader")
+    assert caught.value.msg == (
+        "Password 'app' on branch 'main' of database 'shop': the create was answered with the password 'prod-admin' "
+        "(id pw8), not with the password named 'app' that was asked for, so the task stops without acting on it and "
+        "returns no secret. Check the passwords of that name (state=absent with an id deletes one), then run the task "
+        "again.")
+    assert writes(server) == [("POST", URL, dict(name="app", role="reader"))]  # no rename, no delete
+    assert PLAIN_TEXT not in json.dumps(caught.value.result)
 
 
 # Runs that create the same password at once keep the oldest -----------------------------------------------------

@@ -41,11 +41,12 @@ def stamp(seconds=0.0):
 
 
 def role(number=1, **fields):
-    """A role as a read answers it: the secret field is an empty string."""
+    """A role as a read answers it: the secret field is an empty string; made by this task's credential (svc)."""
     return dict(dict(id="r%d" % number, name="app", username="pscale_api_%d.br1" % number,
                      base_username="pscale_api_%d" % number, access_host_url="us-east.pg.example.test",
                      database_name="postgres", inherited_roles=[], ttl=0, expires_at=None, expired=False,
-                     default=False, password="", created_at=stamp()), **fields)
+                     default=False, password="", created_at=stamp(), actor=dict(id="svc", display_name="svc")),
+                **fields)
 
 
 def issued(number=1, **fields):
@@ -276,6 +277,31 @@ def test_a_lost_create_leaves_a_role_with_other_fields_and_names_it(server):
     assert run(server, ctx=ctx)["role"]["id"] == "r8"
     assert [w[:2] for w in writes(server)] == [("POST", URL), ("POST", URL)]
     assert ctx.warnings[0].startswith("%s: the role with id r7 appeared while the answer" % LABEL)
+
+
+def test_a_lost_create_never_deletes_another_clients_role_with_the_same_name_and_fields(server):
+    """The create was lost before the server applied it, and meanwhile another credential made the same role."""
+    stranger = role(7, actor=dict(id="someone-else", display_name="Someone else"))
+    server.script = [page(), LOST, page(stranger), (200, dict(id="u1")), (200, issued(8)), page(stranger, role(8))]
+    ctx = TaskContext()
+    result = run(server, ctx=ctx, inherited_roles=[])
+    assert result["changed"] is True and result["role"]["id"] == "r8" and result["connection"]["password"] == SECRET
+    assert writes(server) == [("POST", URL, dict(name="app"))] * 2  # r7 is not deleted
+    assert ctx.warnings == [
+        "%s: the role with id r7 appeared while the answer to this task's create was lost and has every field the "
+        "task sent, but its actor (someone-else) is not this task's credential, so this task cannot prove it made it: "
+        "it is left as it is and the create is sent again. It may be this task's, whose secret nobody holds, or "
+        "another client's: if it is yours, delete it (state=absent with its id)." % LABEL]
+    assert SECRET not in json.dumps(ctx.warnings)
+
+
+def test_a_create_answered_with_another_role_is_not_acted_on(server):
+    server.script = [page(), (200, issued(8, name="admin"))]
+    with pytest.raises(ModuleFailure) as caught:
+        run(server)
+    assert caught.value.msg.startswith("%s: the create was answered with the role 'admin' (id r8), not with the role "
+                                       "named 'app' that was asked for" % LABEL)
+    assert writes(server) == [("POST", URL, dict(name="app"))] and SECRET not in caught.value.msg
 
 
 def test_a_create_that_stays_unknown_says_how_to_get_a_secret_back(server):

@@ -16,6 +16,7 @@ URL = "/v1/organizations/acme/service-tokens"
 SECRET = "pscale_tkn_the_secret_itself"
 NOT_FOUND = (404, {"code": "not_found", "message": "Not Found"})
 LOST = "drop"
+USER = (200, dict(id="u1", display_name="CI user"))  # GET /user: the user the service token svc acts for
 
 
 def run(server, check_mode=False, diff=False, ctx=None, **args):
@@ -197,7 +198,7 @@ def test_bad_accesses_are_refused_before_any_request(server, entry, sentence):
 
 
 def test_a_lost_create_answer_deletes_the_token_it_made_and_creates_once_more(server, sleeps):
-    server.script = [page(), LOST, page(token(7)), (204, b""), (200, issued(8)), accesses()]
+    server.script = [page(), LOST, page(token(7)), USER, (204, b""), (200, issued(8)), accesses()]
     result = run(server, api_retries=0, accesses=[dict(database="app", access=["read_branch"])])
     assert result["service_token"]["id"] == "tk8" and result["service_token"]["token"] == SECRET
     assert writes(server) == [("POST", URL, dict(name="ci")), ("DELETE", URL + "/tk7", None),
@@ -212,7 +213,36 @@ def test_a_lost_create_leaves_another_runs_older_token_alone(server, sleeps):
     result = run(server, ctx=ctx)
     assert result["service_token"]["id"] == "tk8"
     assert writes(server) == [("POST", URL, dict(name="ci")), ("POST", URL, dict(name="ci"))]
-    assert "tk5" in ctx.warnings[0] and "left as they are" in ctx.warnings[0]
+    assert "tk5" in ctx.warnings[0] and "left as it is" in ctx.warnings[0]
+
+
+def test_a_lost_create_never_deletes_another_clients_token_with_the_same_name(server, sleeps):
+    """The create was lost before the server applied it, and meanwhile another credential made a token ci."""
+    stranger = token(7, actor_id="someone-else", actor_type="User")
+    server.script = [page(), LOST, page(stranger), USER, (200, issued(8)), accesses()]
+    ctx = TaskContext()
+    result = run(server, ctx=ctx, accesses=[dict(database="app", access=["read_branch"])])
+    assert result["changed"] is True
+    assert result["service_token"]["id"] == "tk8" and result["service_token"]["token"] == SECRET
+    assert writes(server) == [("POST", URL, dict(name="ci")), ("POST", URL, dict(name="ci")),
+                              ("POST", URL + "/tk8/access", dict(database="app", access=["read_branch"]))]
+    assert ctx.warnings == [
+        "Service token 'ci': the service token with id tk7 appeared while the answer to this task's create was lost "
+        "and has every field the task sent, but its actor (someone-else) is not this task's credential, so this task "
+        "cannot prove it made it: it is left as it is and the create is sent again. It may be this task's, whose "
+        "secret nobody holds, or another client's: if it is yours, delete it (state=absent with its id)."]
+    assert SECRET not in json.dumps(ctx.warnings) and "pscale_refresh_secret" not in json.dumps(ctx.warnings)
+
+
+def test_a_create_answered_with_another_token_is_not_acted_on(server):
+    server.script = [page(), (200, issued(8, name="deploy"))]
+    with pytest.raises(ModuleFailure) as failure:
+        run(server, accesses=[dict(database="app", access=["read_branch"])])
+    assert failure.value.msg == (
+        "Service token 'ci': the create was answered with the service token 'deploy' (id tk8), not with the service "
+        "token named 'ci' that was asked for, so the task stops without acting on it and returns no secret. Check the "
+        "service tokens of that name (state=absent with an id deletes one), then run the task again.")
+    assert writes(server) == [("POST", URL, dict(name="ci"))]  # no access added, nothing deleted
 
 
 def test_a_token_whose_accesses_cannot_be_added_is_deleted_again(server):
@@ -233,7 +263,7 @@ def test_a_name_that_differs_from_the_token_of_the_id_is_refused(server):
 
 
 def test_several_tokens_made_while_the_create_answer_was_lost_are_left_and_none_created(server, sleeps):
-    server.script = [page(), LOST, page(token(7), token(8))]
+    server.script = [page(), LOST, page(token(7), token(8)), USER]
     with pytest.raises(ModuleFailure) as failure:
         run(server)
     assert failure.value.msg.startswith("Service token 'ci': 2 service tokens (ids tk7, tk8) were made while the "

@@ -270,3 +270,13 @@ def test_a_test_refused_for_another_reason_is_the_apis_sentence(server):
     assert caught.value.msg.startswith("POST %s/wh1/test failed with HTTP 422: unprocessable, Webhook is disabled."
                                        % HOOKS[len("/v1"):])
     assert caught.value.result["webhook"]["id"] == "wh1" and "secret" not in caught.value.result["webhook"]
+
+
+@pytest.mark.parametrize("zero", ["0001-01-01T00:00:00Z", "0001-01-01T00:00:00.000Z"])
+def test_the_zero_time_of_a_new_webhook_is_null(server, zero):
+    """The platform answers a create with last_sent_at the zero time (recorded): a time that has not been is null."""
+    server.script = [page(), (201, hook(last_sent_at=zero, last_sent_success=False, last_sent_result=""))]
+    result = run(server, url=HOOK_URL, return_secret=True)
+    assert result["changed"] is True
+    assert result["webhook"]["last_sent_at"] is None
+    assert result["webhook"]["created_at"] == "2026-01-01T00:00:00Z" and result["webhook"]["secret"] == SECRET

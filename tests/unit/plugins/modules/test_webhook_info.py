@@ -81,3 +81,10 @@ def test_a_url_that_is_not_one_is_refused_before_any_request(server):
     with pytest.raises(ModuleFailure) as caught:
         run(server, url="not a url")
     assert caught.value.msg.startswith("url must be an absolute http or https URL") and server.requests == []
+
+
+def test_a_zero_time_is_null_and_a_real_time_is_kept(server):
+    """A webhook that has sent nothing has last_sent_at 0001-01-01T00:00:00.000Z on the platform (recorded)."""
+    server.script = [page([dict(hook("a"), last_sent_at="0001-01-01T00:00:00.000Z"),
+                           dict(hook("b"), last_sent_at="2026-02-03T04:05:06.000Z")])]
+    assert [h["last_sent_at"] for h in run(server)["webhooks"]] == [None, "2026-02-03T04:05:06.000Z"]
