@@ -143,8 +143,8 @@ from ansible.errors import AnsibleParserError
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 from ansible.utils.unsafe_proxy import wrap_var
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (BRANCH_NAME, ModuleFailure, check_connection,
-                                                                            is_name)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
+    BRANCH_NAME, ModuleFailure, check_connection, is_name)
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import HAS_REQUESTS, ApiError, Client, path
 from ansible_collections.planetscale.cloud.plugins.module_utils.databases import NEW_NAME as DATABASE_NAME
 

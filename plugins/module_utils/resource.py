@@ -212,10 +212,11 @@ class Resource(Module, metaclass=abc.ABCMeta):
         return self.outcome(True, None, self.managed(resource))
 
     def differences(self, resource):
-        """The wanted fields that differ from the resource. A create-only field the record does not state (None in
-        managed()) is not a difference: the platform leaves out what it does not say, and it cannot be changed."""
+        """The wanted fields that differ from the resource. A create-only field the record leaves out (no key, and
+        None in managed()) is not a difference: the platform leaves out what it does not say, and it cannot be
+        changed. A field the record states as null is compared."""
         have = self.managed(resource)
-        unstated = [name for name in self.create_only if have.get(name) is None]
+        unstated = [name for name in self.create_only if have.get(name) is None and name not in (resource or {})]
         return {name: want for name, want in self.wanted(resource).items()
                 if name not in unstated and not self.same(name, have.get(name), want)}
 

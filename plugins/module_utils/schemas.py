@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, path
 
-NO_LINT = "The platform has no schema lint for %s (%s): lint is a MySQL feature, so a PostgreSQL branch has none."
+NO_LINT = "The platform has no schema lint for %s (%s); lint is a MySQL feature of the platform."
 
 
 def schema_path(branch_path):

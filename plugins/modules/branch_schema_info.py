@@ -110,8 +110,8 @@ lint_note:
   returned: the platform has no lint for the branch (its schema lint answered 404)
   type: str
   sample: >-
-    The platform has no schema lint for branch 'main' of database 'ledger' (its schema lint answered 404): lint is a
-    MySQL feature, so a PostgreSQL branch has none.
+    The platform has no schema lint for branch 'main' of database 'ledger' (its schema lint answered 404); lint is a
+    MySQL feature of the platform.
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module

@@ -18,10 +18,10 @@ description:
   - O(region) and O(kind) can only be chosen when the database is created; a difference fails and names the field.
     When the database's record does not state its region or kind (the platform leaves them out of some answers), it
     is not compared.
-  - The database is ready when its record says C(ready) is true or, where the record has no C(ready) field, when
-    its C(state) is V(ready).
     O(cluster_size), O(replicas), O(major_version) and O(storage) only shape a new database and are not compared
     (an existing database whose default branch has another cluster size gets a warning).
+  - The database is ready when its record says C(ready) is true or, where the record has no C(ready) field, when
+    its C(state) is V(ready).
 author:
   - planetscale.cloud contributors (@planetscale-ansible)
 options:

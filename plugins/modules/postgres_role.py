@@ -23,7 +23,7 @@ description:
   - After a create whose answer was lost, the role shown to be the task's own (its secret is lost with the answer) is
     deleted and created again, so one role is left and the task returns its secret. A role is shown to be the task's
     own only when, among other things, its C(actor) is the task's credential; any other role that appeared meanwhile
-    (another client's) is never deleted, but left, with a warning that C(no_log) does not hide and that names its ID.
+    (made with another credential) is never deleted, but left, with a warning that C(no_log) does not hide and that names its ID.
     A create answered with a role of another name fails, and nothing more is sent. The idempotency guide of the
     collection tells the rules, which are those of M(planetscale.cloud.password).
   - An existing role that has expired is left as it is, with a warning that suggests O(renew=true).

@@ -20,8 +20,9 @@ description:
   - After a create whose answer was lost, the token that request made is found by its name, the time of the request
     and its C(actor_id), which must be the task's credential (the service token O(service_token_id), or the user
     that C(GET /user) names for the credential); it is deleted (nobody holds its secret) and created once more. A
-    token the task cannot prove it made (another client's, made meanwhile, or one without an actor) is never deleted;
-    it is left, the create is sent again, and a warning that C(no_log) does not hide names its ID.
+    token the task cannot prove it made (made with another credential, or one without an actor) is never deleted;
+    it is left, the create is sent again, and a warning that C(no_log) does not hide names its ID. Two clients that
+    share one credential are not told apart.
   - A create answered with a token of another name than asked fails naming both, and nothing more is sent.
   - When adding the declared accesses to a token the task has just created fails, the token is deleted again, so
     that no token whose secret nobody holds is left.

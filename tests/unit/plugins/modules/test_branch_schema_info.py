@@ -58,8 +58,8 @@ def test_a_branch_without_lint_returns_its_schema_and_says_why_there_are_no_lint
     server.script = [(200, dict(data=TABLES)), (404, dict(code="not_found", message="Not Found"))]
     result = run(server)
     assert result == dict(changed=False, schema=TABLES, lint_errors=[], lint_note=(
-        "The platform has no schema lint for branch 'dev' of database 'shop' (its schema lint answered 404): lint is "
-        "a MySQL feature, so a PostgreSQL branch has none."))
+        "The platform has no schema lint for branch 'dev' of database 'shop' (its schema lint answered 404); lint is "
+        "a MySQL feature of the platform."))
     assert [r["path"][len(BRANCH):] for r in server.requests] == ["/schema", "/schema/lint"]
 
 
