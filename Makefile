@@ -2,6 +2,7 @@
 #
 #   make test         everything CI runs (a fresh clone needs nothing else)
 #   make demo         the collection's tour against a local emulator of the platform
+#   make dataplane    the emulator's database servers (Debian's mariadb-server and postgresql) when missing
 #   make help         list the targets
 #
 # Virtualenvs (created on demand, refreshed when their requirements change):
@@ -93,7 +94,7 @@ with_new = PATH="$(ROOT)/$(VENV_NEW)/bin:$$PATH"
 # ...and with the build copy as the only installed collection
 with_copy = ANSIBLE_COLLECTIONS_PATH="$(ROOT)/build"
 
-.PHONY: help test setup setup-old setup-new setup-emulator setup-bench pip-bootstrap copy \
+.PHONY: help test setup setup-old setup-new setup-emulator dataplane setup-bench pip-bootstrap copy \
 	lint sanity sanity-old sanity-new units units-old units-new units-floor setup-floor emulator-tests \
 	content-tests bench-smoke test-reliability demo ee bench changelog \
 	integration integration-old integration-new changelog-lint docs-lint build \
@@ -117,8 +118,11 @@ setup-old: ## .venv/old: ansible-core 2.17 on Python 3.11
 setup-new: ## .venv/new: ansible-core 2.21 + ansible-lint/antsibull on Python 3.13
 	@hack/venv.sh $(VENV_NEW) "$(or $(PYTHON_NEW),$(NEW_PY))" requirements/new.txt $(EXTRA_REQS)
 
-setup-emulator: ## .venv/emulator: the platform emulator's requirements
+setup-emulator: dataplane ## .venv/emulator: the platform emulator's requirements (and its data plane's servers)
 	@hack/venv.sh $(VENV_EMULATOR) "$(or $(PYTHON_EMULATOR),$(EMULATOR_PY))" tests/emulator/requirements.txt
+
+dataplane: ## MariaDB and PostgreSQL for the emulator's data plane: Debian's mariadb-server and postgresql, when missing
+	@hack/dataplane.sh
 
 # ansible-test --venv bootstraps pip from a download host we cannot reach:
 # put an ensurepip-based stand-in where it looks for a cached copy. Also

@@ -102,6 +102,7 @@ def main():
         emulator.start(timeout=float(os.environ.get("HEALTH_TIMEOUT", "60")))
         emulator.seed(reports=dict(branch="main", count=3))
         print("emulator: %s (log: %s)" % (emulator.url, relative(emulator.log_path)))
+        print(emulator.dataplane.describe())
         watch = SecretWatch(by_design=())
         watch.learn(*emulator.secrets())
         # The credentials as a user would set them, for ansible-playbook only; never printed.

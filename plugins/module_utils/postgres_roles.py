@@ -30,8 +30,13 @@ def without_secret(role):
 
 
 def connection(role):
-    """The connection details of a role that carries its secret (what the connection_url filter takes)."""
-    return dict(kind="postgresql", host=role.get("access_host_url"), port=PORT, username=role.get("username"),
+    """The connection details of a role that carries its secret (what the connection_url filter takes). The
+    platform's access_host_url names no port (5432); where it names one (host:port), that port is the one."""
+    host, port = role.get("access_host_url"), PORT
+    name, colon, number = host.rpartition(":") if isinstance(host, str) else ("", "", "")
+    if colon and number.isdigit() and (":" not in name or name.startswith("[")):  # not a bare IPv6 address
+        host, port = name, int(number)
+    return dict(kind="postgresql", host=host, port=port, username=role.get("username"),
                 password=role[SECRET], database=role.get("database_name") or "postgres")
 
 

@@ -1,9 +1,10 @@
 """python -m emulator [--host H] [--port P] [--ready-delay S] [--deploy-check-delay S] [--deploy-step-delay S]
-[--revert-window S] [--rate-limit N] [--tls --cert-dir DIR]
+[--revert-window S] [--rate-limit N] [--tls --cert-dir DIR] [--dataplane FILE]
 [--lean | --list-envelope full|no_totals|bare --cluster-rate-name --type-keys --recorded-databases]"""
 
 import argparse
 import asyncio
+import os
 from pathlib import Path
 
 import uvicorn
@@ -28,6 +29,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--tls", action="store_true", help="serve HTTPS with a generated certificate")
     parser.add_argument("--cert-dir", type=Path, help="where --tls writes ca.pem (and the server certificate)")
     parser.add_argument("--log-level", default="warning", help="uvicorn log level")
+    parser.add_argument("--dataplane", type=Path, help="the data plane's servers (dataplane.json of tests/harness/dataplane.py; default: $EMULATOR_DATAPLANE)")
     lean = parser.add_argument_group("shapes of real responses beside the published OpenAPI")
     lean.add_argument("--lean", action="store_true", help="the leanest shapes: --list-envelope bare "
                       "--cluster-rate-name --type-keys --recorded-databases, lean answers to deploy-request writes, "
@@ -45,9 +47,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def write_certificates(cert_dir: Path) -> Path:
-    """A fresh CA (ca.pem) and a server certificate for 127.0.0.1 and localhost (server.pem)."""
+    """A fresh CA (ca.pem) and a server certificate for 127.0.0.1 and localhost (server.pem); those the test
+    harness wrote there already (its data plane's servers have certificates of the same CA) are kept."""
     import trustme
 
+    if (cert_dir / "ca.pem").is_file() and (cert_dir / "server.pem").is_file():
+        return cert_dir / "server.pem"
     cert_dir.mkdir(parents=True, exist_ok=True)
     ca = trustme.CA()
     server = ca.issue_cert("127.0.0.1", "localhost")
@@ -99,6 +104,8 @@ def count_connections(config: uvicorn.Config, app) -> None:
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     settings = settings_of(args)
+    if args.dataplane is not None:
+        os.environ["EMULATOR_DATAPLANE"] = str(args.dataplane.resolve())
     certificate = write_certificates(args.cert_dir) if args.tls else None
     app = create_app(settings)
     config = uvicorn.Config(

@@ -68,7 +68,8 @@ async def health():
 @router.get("/world")
 async def world(request: Request):
     base = base_url(request)
-    return {**world_of(request).description, "api_url": f"{base}/v1", "auth_url": base}
+    world = world_of(request)
+    return {**world.description, **world.data_describe(), "api_url": f"{base}/v1", "auth_url": base}
 
 
 @router.post("/reset")
@@ -136,6 +137,7 @@ async def advance_clock(request: Request, body: ClockAdvance):
     world = world_of(request)
     with world.lock:
         world.clock.advance(body.advance_seconds)
+        world.data_expire()  # expired credentials stop logging in
     return await clock(request)
 
 
@@ -184,7 +186,8 @@ class Login(BaseModel):
 
 @router.post("/connect")
 async def connect(request: Request, body: Login):
-    """A MySQL login, stood in for: which branch the password opens (and its tables), or 401."""
+    """A real login to the data plane with a password's or a role's secret: the branch it opens (and its
+    tables, as the server lists them), or 401."""
     return world_of(request).connect(body.username, body.password)
 
 

@@ -12,8 +12,6 @@ deleted; reset-default gives it a new secret. On a MySQL branch every role opera
 Mixed into state.World: every public method runs under its lock.
 """
 
-import hashlib
-import hmac
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Annotated, ClassVar, Literal
@@ -22,7 +20,7 @@ from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
 
 from .models import Body, Name, Record
 from .records import BranchRecord, OrgRecord, Paging, Window, invalid_params, locked, not_found, stamp
-from .records import unauthorized, unprocessable, window
+from .records import unprocessable, window
 
 # the platform's roles a role may inherit (the OpenAPI's enum)
 INHERITABLE = Literal[
@@ -164,15 +162,16 @@ class Roles:
         record = RoleRecord(model)
         branch.roles[rid] = record
         self._extend(record, now)
-        return self._reveal(record, branch, self.new_secret("pscale_pw_", 43))
+        return self._reveal(record, branch, self.new_secret("pscale_pw_", 43), created=True)
 
     def _extend(self, record: RoleRecord, now: datetime) -> None:
         if record.model.ttl:
             record.expires = now + timedelta(seconds=record.model.ttl)
             record.model.expires_at = stamp(record.expires)
 
-    def _reveal(self, record: RoleRecord, branch: BranchRecord, secret: str) -> Role:
+    def _reveal(self, record: RoleRecord, branch: BranchRecord, secret: str, created: bool = False) -> Role:
         record.secret = secret
+        self.data_role_secret(branch, record, secret, created)  # a real role (dataplane.py)
         return record.settle(self.now(), branch).model_copy(update={"password": secret})
 
     # ------------------------------------------------------------ lookups
@@ -263,14 +262,19 @@ class Roles:
         found, record = self._role(org, database, branch, rid)
         if record.model.default:
             raise unprocessable("The default role cannot be deleted")
+        heir = None
         if successor is not None:
-            self._hand_over(record, self._successor(found, record, successor))
+            heir = self._successor(found, record, successor)
+            self._hand_over(record, heir)
+        self.data_role_deleted(found, record, heir)
         del found.roles[rid]
 
     @locked
     def reassign_role(self, org: OrgRecord, database: str, branch: str, rid: str, body: RoleReassign) -> None:
         found, record = self._role(org, database, branch, rid)
-        self._hand_over(record, self._successor(found, record, body.successor))
+        heir = self._successor(found, record, body.successor)
+        self._hand_over(record, heir)
+        self.data_role_reassigned(found, record, heir)
 
     def _hand_over(self, record: RoleRecord, successor: RoleRecord) -> None:
         successor.received.extend([*record.received, record.model.username])
@@ -291,28 +295,6 @@ class Roles:
         found, record = self._role(org, database, branch, rid)
         record.model.updated_at = stamp(self.now())
         return self._reveal(record, found, self.new_secret("pscale_pw_", 43))
-
-    # ------------------------------------------------------------ the control API
-
-    def connect_role(self, username: str, digest: str, now: datetime) -> dict:
-        """A PostgreSQL login, stood in for (state.World.connect, after the MySQL passwords): 401 when the secret
-        is wrong or the role expired, 422 when its branch is not ready."""
-        for org in self.orgs.values():
-            for db in org.databases.values():
-                for branch in db.branches.values():
-                    for record in branch.roles.values():
-                        if record.model.username != username:
-                            continue
-                        secret = hashlib.sha256(record.secret.encode()).hexdigest()
-                        if not hmac.compare_digest(secret, digest) or record.settle(now, branch).expired:
-                            raise unauthorized()
-                        if not branch.settle(now).ready:
-                            raise unprocessable(f"Branch {branch.model.name!r} is not ready")
-                        return dict(organization=org.ref.name, database=db.model.name, branch=branch.model.name,
-                                    kind="postgresql", role=record.model.name, role_id=record.model.id,
-                                    inherited_roles=record.model.inherited_roles,
-                                    received_objects_of=list(record.received), tables=sorted(branch.schema))
-        raise unauthorized()
 
     # ------------------------------------------------------------ branches of PostgreSQL databases
 

@@ -42,6 +42,7 @@ from .models import (
 from .access import Access
 from .backups import Backups
 from .databases import Databases
+from .dataplane import DataPlaneHooks
 from .deploys import DeployRequests
 from .lifecycle import BranchLifecycle
 from .oauth import Authority
@@ -67,7 +68,6 @@ from .records import (
     not_found,
     slugify,
     stamp,
-    unauthorized,
     unprocessable,
     window,
 )
@@ -76,7 +76,7 @@ SIGNED_URL_LIFETIME = timedelta(minutes=5)
 SSO_MANAGED = "Teams managed by single sign-on cannot be updated"
 
 
-class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backups, Roles):
+class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backups, Roles, DataPlaneHooks):
     def __init__(self, settings: Settings):
         self.lock = threading.RLock()
         self.settings = settings
@@ -88,6 +88,7 @@ class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backup
         self.description: dict = {}  # seeded names and credentials, for GET /_emulator/world
         self.default_user: User | None = None  # who authorizes OAuth applications by default
         self.auth = Authority(self)  # credentials: service tokens, OAuth applications and grants
+        self.data_setup()  # the data plane's servers, emptied (dataplane.py)
 
     # ------------------------------------------------------------ primitives
 
@@ -189,6 +190,7 @@ class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backup
         if parent is not None:
             record.schema = copy.deepcopy(parent.schema)  # a new branch starts with its parent's schema
         db.branches[name] = record
+        self.data_branch_created(db, record)
         record.settle(self.now())
         return record
 
@@ -223,7 +225,9 @@ class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backup
         )
         record = PasswordRecord(model, expires=None)
         branch.passwords[pid] = record
-        return self._issue_password(record)
+        issued = self._issue_password(record)
+        self.data_password_created(branch, record, issued.plain_text)  # a real user; the host leads to it
+        return record.model.model_copy(update={"plain_text": issued.plain_text})
 
     def _issue_password(self, record: PasswordRecord) -> Password:
         """Give a password a new secret and a new expiry; return it with its plain text."""
@@ -238,23 +242,10 @@ class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backup
 
     @locked
     def connect(self, username: str, password: str) -> dict:
-        """A MySQL login, stood in for: the branch a username and password open, with its tables; 401 when the
-        password is unknown, wrong or expired, 422 when its branch is not ready yet."""
-        digest = hashlib.sha256(password.encode()).hexdigest()
-        now = self.now()
-        for org in self.orgs.values():
-            for db in org.databases.values():
-                for branch in db.branches.values():
-                    for record in branch.passwords.values():
-                        if record.model.username != username:
-                            continue
-                        if not hmac.compare_digest(record.secret_digest or "", digest) or record.settle(now).expired:
-                            raise unauthorized()
-                        if not branch.settle(now).ready:
-                            raise unprocessable(f"Branch {branch.model.name!r} is not ready")
-                        return dict(organization=org.ref.name, database=db.model.name, branch=branch.model.name,
-                                    role=record.model.role, tables=sorted(branch.schema))
-        return self.connect_role(username, digest, now)
+        """A real login to the data plane's server with a password's or a Postgres role's username and secret:
+        the branch it opens, with its tables; 401 when the server refuses it, 422 when its branch is not ready
+        yet (dataplane.DataPlaneHooks.real_connect)."""
+        return self.real_connect(username, password)
 
     @locked
     def add_report(self, branch: BranchRecord, actor: User, *, done: bool = False) -> QueryPatternReport:
@@ -416,6 +407,7 @@ class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backup
     def remove_branch(self, db: DatabaseRecord, name: str, who, when: str) -> None:
         """Delete a branch; deploy requests from it say so (those not deployed yet are closed)."""
         branch = db.branches.pop(name)
+        self.data_branch_removed(branch)
         self.branch_deleted(db, branch.model.id, who, when)
 
     # ------------------------------------------------------------ passwords
@@ -456,7 +448,7 @@ class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backup
 
     @locked
     def delete_password(self, org: OrgRecord, database: str, branch: str, pid: str) -> None:
-        self._password(org, database, branch, pid)
+        self.data_password_deleted(self._password(org, database, branch, pid))
         del self.find_branch(org, database, branch).passwords[pid]
 
     @locked
@@ -464,7 +456,9 @@ class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backup
         record = self._password(org, database, branch, pid)
         if not record.model.renewable:
             raise unprocessable("Password has no ttl and cannot be renewed")
-        return self._issue_password(record)
+        issued = self._issue_password(record)
+        self.data_password_renewed(record, issued.plain_text)
+        return issued
 
     # ------------------------------------------------------------ query-pattern reports
 

@@ -74,6 +74,28 @@ def _stop_on_sigterm(_signum, _frame):
     raise SystemExit(143)
 
 
+def foreground(emulator):
+    """The emulator in the foreground (its output on this terminal) with its data plane; stopped with it."""
+    from .dataplane import DataPlane, DataPlaneError, write_certificates  # pylint: disable=import-outside-toplevel
+
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    try:
+        write_certificates(emulator.cert_dir, emulator.python)
+        emulator.dataplane = DataPlane(emulator.cert_dir).start()
+        describe_dataplane(emulator)
+        return subprocess.call(emulator.command(), env=emulator.environment())
+    except DataPlaneError as error:
+        raise HarnessError(str(error)) from None
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        emulator.stop()
+
+
+def describe_dataplane(emulator):
+    print(emulator.dataplane.describe(), flush=True)
+
+
 def execute(args):
     """Start the emulator, run the command, stop the emulator; the command's exit code."""
     from .collection import write_integration_config  # pylint: disable=import-outside-toplevel
@@ -83,6 +105,7 @@ def execute(args):
     try:
         emulator.start(timeout=args.timeout)
         print("emulator: %s (log: %s)" % (emulator.url, os.path.relpath(emulator.log_path, ROOT)), flush=True)
+        describe_dataplane(emulator)
         if args.integration_config:
             write_integration_config(emulator, args.integration_config, args.in_process == "true")
         env = dict(without_tests_path(os.environ), EMULATOR_URL=emulator.url)
@@ -101,7 +124,7 @@ def main(argv=None):
             if not os.path.exists(emulator.python):
                 raise HarnessError("No emulator Python at %s: run `make setup-emulator`." % emulator.python)
             os.chdir(ROOT)
-            os.execve(emulator.python, emulator.command(), emulator.environment())
+            return foreground(emulator)
         return execute(args)
     except HarnessError as error:
         print("error: %s" % error, file=sys.stderr)

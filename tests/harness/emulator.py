@@ -5,6 +5,10 @@
 
 The only place that starts the emulator for the tests, the demo and the benchmark. Standard
 library only: the emulator's own Python (.venv/emulator) imports this module too.
+
+Every emulator it starts has its data plane (dataplane.py): a MariaDB and a PostgreSQL server with TLS from
+the emulator's CA, started before it and stopped after it; the CA exists even when the API runs on plain
+http (``ca_file``, also named by /_emulator/world).
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+
+from .dataplane import DataPlane, DataPlaneError, write_certificates
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TESTS = os.path.join(ROOT, "tests")
@@ -49,7 +55,7 @@ class Emulator:
         self.host = host
         self.port = port
         self.tls = tls
-        self.cert_dir = (cert_dir or tempfile.mkdtemp(prefix="emulator-tls-")) if tls else None
+        self.cert_dir = cert_dir or tempfile.mkdtemp(prefix="emulator-tls-")  # the data plane's CA too
         self.lean = lean
         self.ready_delay = ready_delay
         self.args = list(args)
@@ -58,6 +64,7 @@ class Emulator:
         self.url = None
         self.world = None
         self._context = None
+        self.dataplane = None
 
     # The process ------------------------------------------------------------------------------
 
@@ -70,6 +77,8 @@ class Emulator:
             command += ["--tls", "--cert-dir", self.cert_dir]
         if self.lean:
             command.append("--lean")
+        if self.dataplane is not None:
+            command += ["--dataplane", self.dataplane.config_path]
         return command + self.args
 
     @staticmethod
@@ -85,6 +94,12 @@ class Emulator:
         if self.log_path is None:
             handle, self.log_path = tempfile.mkstemp(prefix="emulator-", suffix=".log")
             os.close(handle)
+        if self.dataplane is None:
+            try:
+                write_certificates(self.cert_dir, self.python)
+                self.dataplane = DataPlane(self.cert_dir).start()
+            except DataPlaneError as error:  # a missing server fails the start with its sentence, never skips
+                raise HarnessError(str(error)) from None
         with open(self.log_path, "w", encoding="utf-8") as log:
             self.process = subprocess.Popen(  # pylint: disable=consider-using-with
                 self.command(), cwd=ROOT, env=self.environment(), stdout=log, stderr=subprocess.STDOUT,
@@ -114,6 +129,7 @@ class Emulator:
             return ""
 
     def stop(self):
+        """Stop the emulator, then its data plane's servers (by their process ids)."""
         if self.process and self.process.poll() is None:
             self.process.terminate()
             try:
@@ -121,6 +137,9 @@ class Emulator:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        if self.dataplane is not None:
+            self.dataplane.stop()
+            self.dataplane = None
 
     def __enter__(self):
         return self.start()
@@ -131,7 +150,12 @@ class Emulator:
     @property
     def ca(self):
         """The CA that signed the emulator's certificate (with tls)."""
-        return os.path.join(self.cert_dir, "ca.pem") if self.cert_dir else None
+        return os.path.join(self.cert_dir, "ca.pem") if self.tls else None
+
+    @property
+    def ca_file(self):
+        """The CA of the data plane's servers (and of the emulator's certificate with tls)."""
+        return os.path.join(self.cert_dir, "ca.pem")
 
     @property
     def api_url(self):

@@ -1,4 +1,6 @@
+import os
 import re
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -9,6 +11,7 @@ import uvicorn
 from fastapi.testclient import TestClient
 
 from emulator import Settings, create_app
+from harness.dataplane import DataPlane, write_certificates
 
 from .openapi_check import PublishedApi, Recorder, Tally, describe, missing_reason, reference_files
 
@@ -21,6 +24,29 @@ RECORDER = Recorder()
 TALLY = Tally()
 _published: list[PublishedApi] = []
 COVERAGE_FAILED: list[bool] = []  # set when the whole suite left an operation without a validated success answer
+
+
+DATAPLANE: list[DataPlane] = []
+
+
+def pytest_sessionstart(session):
+    """One data plane (MariaDB and PostgreSQL, tests/harness/dataplane.py) for the session's emulators: every
+    app made from now on drives it (EMULATOR_DATAPLANE) and resets it with its world; a missing server fails."""
+    cert_dir = tempfile.mkdtemp(prefix="emulator-tests-tls-")
+    write_certificates(cert_dir)
+    DATAPLANE.append(DataPlane(cert_dir).start())
+    os.environ["EMULATOR_DATAPLANE"] = DATAPLANE[0].config_path
+
+
+def pytest_unconfigure(config):
+    while DATAPLANE:
+        DATAPLANE.pop().stop()
+
+
+@pytest.fixture(scope="session")
+def dataplane() -> DataPlane:
+    """The session's data plane: its config (addresses, admin logins, ca_file)."""
+    return DATAPLANE[0]
 
 
 def published_api() -> PublishedApi | None:

@@ -62,7 +62,7 @@ def test_seeded_databases_fill_several_pages_each_with_branches(api):
 
 
 def test_a_new_database_is_pending_until_ready_delay(api):
-    settings(api, ready_delay=5)
+    settings(api, ready_delay=60)  # real time passes too: making the branch's schema on the data plane takes some
     db = create(api, "shop", region="eu-west", replicas=2)
     assert (db["state"], db["ready"], db["kind"], db["region"]["slug"]) == ("pending", False, "mysql", "eu-west")
     assert db["default_branch"] == "main" and db["deletion_protected"] is False
@@ -70,9 +70,9 @@ def test_a_new_database_is_pending_until_ready_delay(api):
     main = ok(api.get(f"{DATABASES}/shop/branches/main"))
     assert (main["production"], main["cluster_name"], main["has_replicas"], main["ready"]) == (True, "PS_10", True,
                                                                                                False)
-    api.advance(4)
+    api.advance(50)
     assert ok(api.get(f"{DATABASES}/shop"))["state"] == "pending"
-    api.advance(1)
+    api.advance(10)
     ready = ok(api.get(f"{DATABASES}/shop"))
     assert (ready["state"], ready["ready"], ready["branches_count"]) == ("ready", True, 1)
     assert ok(api.get(f"{DATABASES}/shop/branches/main"))["ready"] is True

@@ -94,7 +94,8 @@ def test_create_answers_200_with_the_secret_once_and_the_role_opens_a_connection
     assert role["password"].startswith("pscale_pw_") and role["name"] == "app" and not role["default"]
     assert role["username"] == f"{role['base_username']}.{role['branch']['id']}" and role["ttl"] == 3600
     assert role["expires_at"] and role["expired"] is False and role["ready"] is True
-    assert role["access_host_url"] and role["database_name"] == "postgres"
+    # the connection details lead to the data plane: the server (host:port) and the branch's database
+    assert role["access_host_url"].startswith("127.0.0.1:") and role["database_name"] == "pgapp__main"
     assert role["inherited_roles"] == ["pg_read_all_data", "pg_write_all_data"]
     read = ok(api.get(f"{ROLES}/{role['id']}"))
     assert read["password"] == "" and read["name"] == "app"

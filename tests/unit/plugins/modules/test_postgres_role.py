@@ -79,6 +79,12 @@ def test_create_returns_the_secret_and_the_connection_once(server):
     assert SECRET not in json.dumps(result["diff"])
 
 
+def test_a_host_that_names_its_port_gives_that_port(server):
+    server.script = [page(), (200, issued(access_host_url="127.0.0.1:54321")), page(role())]
+    result = run(server)
+    assert (result["connection"]["host"], result["connection"]["port"]) == ("127.0.0.1", 54321)
+
+
 def test_an_existing_role_is_one_read_and_shows_no_secret(server):
     server.script = [page(role(inherited_roles=["pg_write_all_data", "pg_read_all_data"]), role(2, name="other"),
                           role(3, name="app-old"))]

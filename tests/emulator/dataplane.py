@@ -1,0 +1,474 @@
+"""The data plane: real MariaDB and PostgreSQL servers behind the emulated API.
+
+The test harness (tests/harness/dataplane.py) starts both servers with TLS from the emulator's CA and
+names them in a JSON file: ``python -m emulator --dataplane FILE`` or the environment variable
+``EMULATOR_DATAPLANE``. Without one the emulator has no data plane and refuses logins (503).
+
+How the platform maps onto the servers:
+
+- a MySQL database's branch is a schema on MariaDB, ``<database>__<branch>`` (hashed when longer than 64
+  characters), made with the tables of the branch's schema as the emulator knows it (so a new branch has
+  its parent's tables), dropped with the branch;
+- a password is a MariaDB user ``REQUIRE SSL`` with grants on its branch's schema after its role (reader:
+  SELECT; writer: INSERT, UPDATE, DELETE; readwriter: both; admin: ALL); renew re-passwords it, delete drops
+  it; once the emulator's clock passes its expiry the account is locked (checked at every login and when the
+  clock is advanced);
+- a PostgreSQL database's branch is a database on PostgreSQL (``<database>__<branch>``, the roles'
+  ``database_name``); a role is a real role ``LOGIN PASSWORD`` with its ``inherited_roles`` granted (those the
+  server has), reset re-passwords it, delete drops it (with a successor: ``REASSIGN OWNED BY`` first), an
+  expired role gets ``NOLOGIN``.
+
+A reset costs the servers nothing until the world changes or logs in (``DataPlaneHooks``).
+
+Until the server holds the schemas (issue 31 item 3) the emulator's schema model stays authoritative: before a
+login the branch's real tables are brought in line with the model's table names (missing tables created from
+the model's DDL, others dropped).
+
+``DataPlaneHooks`` is mixed into state.World: every method runs under its lock.
+"""
+
+import hashlib
+import json
+import os
+import re
+import threading
+
+from .records import ApiError, unauthorized, unprocessable
+
+MYSQL_GRANTS = {
+    "reader": "SELECT",
+    "writer": "INSERT, UPDATE, DELETE",
+    "readwriter": "SELECT, INSERT, UPDATE, DELETE",
+    "admin": "ALL PRIVILEGES",
+}
+SYSTEM_SCHEMAS = ("mysql", "information_schema", "performance_schema", "sys")
+SYSTEM_USERS = ("root", "mysql", "mariadb.sys")
+ENVIRONMENT = "EMULATOR_DATAPLANE"
+_loaded: dict[str, "DataPlane"] = {}
+
+
+def current() -> "DataPlane | None":
+    """The data plane the environment names (EMULATOR_DATAPLANE: the harness's dataplane.json), one per file."""
+    path = os.environ.get(ENVIRONMENT)
+    if not path:
+        return None
+    if path not in _loaded:
+        with open(path, encoding="utf-8") as handle:
+            _loaded[path] = DataPlane(json.load(handle))
+    return _loaded[path]
+
+
+def server_name(database: str, branch: str, limit: int = 63) -> str:
+    """The schema (MariaDB, at most 64 characters) or database (PostgreSQL, 63) of a branch."""
+    name = f"{database}__{branch}"
+    if len(name) <= limit:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:12]
+    return f"{name[:limit - 14]}__{digest}"
+
+
+def mariadb_ddl(raw: str) -> str:
+    """A table's DDL as the emulator renders it (MySQL 8), in a form MariaDB 10.11 takes."""
+    return re.sub(r"COLLATE=utf8mb4_0900_\w+", "COLLATE=utf8mb4_general_ci", raw).replace("utf8mb4_0900_ai_ci",
+                                                                                            "utf8mb4_general_ci")
+
+
+class DataPlane:
+    """Administrative access to both servers (over their Unix sockets) and logins as clients (TLS, verified)."""
+
+    def __init__(self, config: dict):
+        self.config = config
+        self.ca_file = config["ca_file"]
+        self.mysql = config["mysql"]
+        self.postgres = config["postgres"]
+        self.lock = threading.RLock()
+        self._my = None
+        self._pg = None
+        self.reused: set[str] = set()  # databases the last wipe kept
+        self.owner = None  # the world the servers hold
+
+    def describe(self) -> dict:
+        return {"ca_file": self.ca_file,
+                "dataplane": {"mysql": f"{self.mysql['host']}:{self.mysql['port']}",
+                              "postgres": f"{self.postgres['host']}:{self.postgres['port']}"}}
+
+    @property
+    def mysql_host(self) -> str:
+        return f"{self.mysql['host']}:{self.mysql['port']}"
+
+    @property
+    def postgres_host(self) -> str:
+        return f"{self.postgres['host']}:{self.postgres['port']}"
+
+    # ------------------------------------------------------------ administrative connections
+
+    def my(self, statement: str, args=None) -> list:
+        """Run one statement as MariaDB's root (over the socket); answer its rows."""
+        import pymysql
+
+        with self.lock:
+            for attempt in (1, 2):
+                if self._my is None:
+                    self._my = pymysql.connect(unix_socket=self.mysql["socket"], user=self.mysql["user"],
+                                               autocommit=True)
+                try:
+                    with self._my.cursor() as cursor:
+                        cursor.execute(statement, args)
+                        return list(cursor.fetchall())
+                except pymysql.err.OperationalError as error:
+                    if attempt == 2 or error.args[0] not in (2006, 2013):  # gone away, lost: reconnect once
+                        raise
+                    self._my = None
+        return []
+
+    def pg(self, statement, args=None, database: str | None = None) -> list:
+        """Run one statement as PostgreSQL's superuser (over the socket), in database (default postgres)."""
+        import psycopg
+
+        with self.lock:
+            if database is not None:
+                with psycopg.connect(**self._pg_admin(database)) as connection:
+                    cursor = connection.execute(statement, args)
+                    return cursor.fetchall() if cursor.description else []
+            if self._pg is None or self._pg.closed:
+                self._pg = psycopg.connect(**self._pg_admin("postgres"))
+            cursor = self._pg.execute(statement, args)
+            return cursor.fetchall() if cursor.description else []
+
+    def _pg_admin(self, database: str) -> dict:
+        return dict(host=self.postgres["socket_dir"], port=self.postgres["port"], user=self.postgres["user"],
+                    dbname=database, autocommit=True)
+
+    def wipe(self, keep_databases=()) -> None:
+        """Every schema, user and role the emulator made goes (a world going live). PostgreSQL databases named
+        in keep_databases stay, emptied of what the roles owned (``reused``): making one costs 0.1-0.2 s."""
+        schemas = [row[0] for row in self.my("SELECT schema_name FROM information_schema.schemata")
+                   if row[0] not in SYSTEM_SCHEMAS]
+        for schema in schemas:
+            self.my(f"DROP DATABASE `{schema}`")
+        users = [(user, host) for user, host in self.my("SELECT user, host FROM mysql.user")
+                 if user not in SYSTEM_USERS]
+        if users:
+            self.my("DROP USER " + ", ".join(["%s@%s"] * len(users)), [part for pair in users for part in pair])
+        from psycopg import sql
+
+        roles = [row[0] for row in self.pg("SELECT rolname FROM pg_roles WHERE rolname !~ '^pg_' AND rolname <> %s",
+                                           [self.postgres["user"]])]
+        owned = sql.SQL("DROP OWNED BY {}").format(sql.SQL(", ").join(map(sql.Identifier, roles)))
+        self.reused = set()
+        for (name,) in self.pg("SELECT datname FROM pg_database WHERE datname NOT IN "
+                               "('postgres', 'template0', 'template1')"):
+            if name in keep_databases:
+                if roles:
+                    self.pg(owned, database=name)
+                self.reused.add(name)
+            else:
+                self.pg(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+        if roles:
+            self.pg(owned)
+            self.pg(sql.SQL("DROP ROLE {}").format(sql.SQL(", ").join(map(sql.Identifier, roles))))
+
+    # ------------------------------------------------------------ MariaDB: schemas and users
+
+    def create_schema(self, schema: str, tables: dict) -> None:
+        self.my(f"CREATE DATABASE `{schema}`")
+        self.sync_tables(schema, tables)
+
+    def drop_schema(self, schema: str) -> None:
+        self.my(f"DROP DATABASE IF EXISTS `{schema}`")
+
+    def sync_tables(self, schema: str, tables: dict) -> None:
+        """The schema's tables brought in line with the model's (name -> schema.Table): missing ones created
+        from the model's DDL (a stand-in with an id when MariaDB refuses it), others dropped."""
+        present = {row[0] for row in self.my("SELECT table_name FROM information_schema.tables "
+                                             "WHERE table_schema = %s", [schema])}
+        for name in present - set(tables):
+            self.my(f"DROP TABLE `{schema}`.`{name.replace('`', '``')}`")
+        for name in sorted(set(tables) - present):
+            quoted = f"`{schema}`.`{name.replace('`', '``')}`"
+            try:
+                self.my(f"USE `{schema}`")
+                self.my(mariadb_ddl(tables[name].raw()))
+            except Exception:  # pylint: disable=broad-except  # DDL of MySQL 8 that MariaDB does not know
+                self.my(f"CREATE TABLE IF NOT EXISTS {quoted} (id bigint PRIMARY KEY)")
+
+    def create_user(self, username: str, secret: str, schema: str, role: str) -> None:
+        self.my("CREATE USER %s@'%%' IDENTIFIED BY %s REQUIRE SSL", [username, secret])
+        pattern = schema.replace("\\", "\\\\").replace("_", "\\_").replace("%", "\\%%")  # no wildcards
+        self.my(f"GRANT {MYSQL_GRANTS.get(role, 'SELECT')} ON `{pattern}`.* TO %s@'%%'", [username])
+
+    def set_user_secret(self, username: str, secret: str) -> None:
+        self.my("ALTER USER IF EXISTS %s@'%%' IDENTIFIED BY %s ACCOUNT UNLOCK", [username, secret])
+
+    def lock_user(self, username: str) -> None:
+        self.my("ALTER USER IF EXISTS %s@'%%' ACCOUNT LOCK", [username])
+
+    def drop_user(self, username: str) -> None:
+        self.my("DROP USER IF EXISTS %s@'%%'", [username])
+
+    def mysql_login(self, username: str, password: str, schema: str) -> list[str]:
+        """Log in as a client would (TLS, the CA and the host verified); the schema's tables. 401 if refused."""
+        import pymysql
+
+        try:
+            connection = pymysql.connect(host=self.mysql["host"], port=self.mysql["port"], user=username,
+                                         password=password, database=schema, ssl_ca=self.ca_file,
+                                         ssl_verify_cert=True, ssl_verify_identity=True, connect_timeout=10)
+        except pymysql.err.OperationalError as error:
+            if error.args and error.args[0] in (1044, 1045, 1049, 4151):  # denied, unknown schema, locked
+                raise unauthorized() from None
+            raise
+        with connection:
+            with connection.cursor() as cursor:
+                cursor.execute("SHOW TABLES")
+                return sorted(row[0] for row in cursor.fetchall())
+
+    # ------------------------------------------------------------ PostgreSQL: databases and roles
+
+    def create_database(self, name: str) -> None:
+        from psycopg import sql
+
+        self.pg(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+    def drop_database(self, name: str) -> None:
+        from psycopg import sql
+
+        self.pg(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+    def create_role(self, name: str, secret: str, inherited: list[str]) -> None:
+        from psycopg import sql
+
+        self.pg(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(sql.Identifier(name), sql.Literal(secret)))
+        known = {row[0] for row in self.pg("SELECT rolname FROM pg_roles WHERE rolname = ANY(%s)", [inherited])}
+        for granted in [role for role in inherited if role in known]:
+            self.pg(sql.SQL("GRANT {} TO {}").format(sql.Identifier(granted), sql.Identifier(name)))
+
+    def set_role_secret(self, name: str, secret: str) -> None:
+        from psycopg import sql
+
+        self.pg(sql.SQL("ALTER ROLE {} LOGIN PASSWORD {}").format(sql.Identifier(name), sql.Literal(secret)))
+
+    def lock_role(self, name: str) -> None:
+        from psycopg import sql
+
+        self.pg(sql.SQL("ALTER ROLE {} NOLOGIN").format(sql.Identifier(name)))
+
+    def reassign_role(self, name: str, successor: str, database: str) -> None:
+        from psycopg import sql
+
+        self.pg(sql.SQL("REASSIGN OWNED BY {} TO {}").format(sql.Identifier(name), sql.Identifier(successor)),
+                database=database)
+
+    def drop_role(self, name: str, database: str, successor: str | None = None) -> None:
+        from psycopg import sql
+
+        if successor is not None:
+            self.reassign_role(name, successor, database)
+        self.pg(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(name)), database=database)
+        self.pg(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(name)))
+
+    def postgres_login(self, username: str, password: str, database: str) -> list[str]:
+        """Log in as a client would (sslmode=verify-full with the CA); the public tables. 401 if refused."""
+        import psycopg
+
+        try:
+            connection = psycopg.connect(host=self.postgres["host"], port=self.postgres["port"], user=username,
+                                         password=password, dbname=database, sslmode="verify-full",
+                                         sslrootcert=self.ca_file, connect_timeout=10)
+        except psycopg.OperationalError as error:
+            if "password authentication failed" in str(error) or "not permitted to log in" in str(error) \
+                    or "does not exist" in str(error):
+                raise unauthorized() from None
+            raise
+        with connection:
+            rows = connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()
+            return sorted(row[0] for row in rows)
+
+
+class DataPlaneHooks:
+    """World methods that keep the servers in step with the emulated records (mixed into state.World).
+
+    A reset costs the servers nothing: the world goes *live* (the servers emptied, then given the world's
+    branches, passwords and roles as the model holds them) at its first change after the seeding, or its first
+    login; from then on every change reaches the servers as it is made.
+    """
+
+    data: DataPlane | None = None
+
+    def data_setup(self) -> None:
+        """The world's start (names of its branches on the servers: data_names, by branch id)."""
+        self.data = current()
+        self.data_names: dict[str, str] = {}
+        self.data_secrets: dict[str, str] = {}  # password username -> secret, to make the users when going live
+        self.data_locked: set[str] = set()
+        self.data_seeded = False  # set by seed.build_world: changes after it make the world live
+        self.data_live = False
+
+    def data_describe(self) -> dict:
+        return self.data.describe() if self.data is not None else {}
+
+    def _data_go_live(self) -> str | None:
+        """None while changes stay in the model (no data plane, or the seeding); "made" when the world went live
+        just now (the servers hold the model as it is, this change included); "live" when a change is to be made
+        on the servers by the caller."""
+        if self.data is None or not self.data_seeded:
+            return None
+        if not self.data_live or self.data.owner is not self:  # another world of this process went live since
+            self._data_materialize()
+            return "made"
+        return "live"
+
+    def _data_materialize(self) -> None:
+        data = self.data
+        branches = [(db, branch) for org in self.orgs.values() for db in org.databases.values()
+                    for branch in db.branches.values() if branch.model.id in self.data_names]
+        keep = [self.data_names[b.model.id] for db, b in branches if db.model.kind == "postgresql"]
+        data.wipe(keep_databases=keep)
+        data.owner = self
+        self.data_live = True
+        self.data_locked = set()
+        for db, branch in branches:
+            name = self.data_names[branch.model.id]
+            if db.model.kind == "postgresql":
+                if name not in data.reused:
+                    data.create_database(name)
+                for record in branch.roles.values():
+                    data.create_role(record.model.username, record.secret, record.model.inherited_roles)
+            else:
+                data.create_schema(name, branch.schema)
+                for record in branch.passwords.values():
+                    secret = self.data_secrets.get(record.model.username)
+                    if secret is not None:
+                        data.create_user(record.model.username, secret, name, record.model.role)
+        self.data_expire()
+
+    def data_branch_created(self, db, branch) -> None:
+        if self.data is None:
+            return
+        postgres = db.model.kind == "postgresql"
+        name = server_name(db.model.name, branch.model.name, 63 if postgres else 64)
+        self.data_names[branch.model.id] = name
+        if self._data_go_live() != "live":
+            return
+        if postgres:
+            self.data.create_database(name)
+        else:
+            self.data.create_schema(name, branch.schema)
+
+    def data_branch_removed(self, branch) -> None:
+        name = self.data_names.pop(branch.model.id, None)
+        if self._data_go_live() != "live" or name is None:
+            return
+        for record in branch.passwords.values():
+            self.data.drop_user(record.model.username)
+        for record in branch.roles.values():
+            self.data.drop_role(record.model.username, name)
+        if branch.model.kind == "postgresql":
+            self.data.drop_database(name)
+        else:
+            self.data.drop_schema(name)
+
+    # ------------------------------------------------------------ passwords
+
+    def data_password_created(self, branch, record, secret: str) -> None:
+        name = self.data_names.get(branch.model.id)
+        if self.data is None or name is None:
+            return
+        record.model.access_host_url = record.model.access_host_regional_url = self.data.mysql_host
+        self.data_secrets[record.model.username] = secret
+        if self._data_go_live() == "live":
+            self.data.create_user(record.model.username, secret, name, record.model.role)
+
+    def data_password_renewed(self, record, secret: str) -> None:
+        if self.data is None:
+            return
+        self.data_secrets[record.model.username] = secret
+        if self._data_go_live() == "live":
+            self.data.set_user_secret(record.model.username, secret)
+            self.data_locked.discard(record.model.username)
+
+    def data_password_deleted(self, record) -> None:
+        self.data_secrets.pop(record.model.username, None)
+        if self._data_go_live() == "live":
+            self.data.drop_user(record.model.username)
+
+    # ------------------------------------------------------------ roles
+
+    def data_role_secret(self, branch, record, secret: str, created: bool) -> None:
+        name = self.data_names.get(branch.model.id)
+        if self.data is None or name is None:
+            return
+        record.model.access_host_url = self.data.postgres_host
+        record.model.database_name = name
+        if self._data_go_live() != "live":
+            return
+        if created:
+            self.data.create_role(record.model.username, secret, record.model.inherited_roles)
+        else:
+            self.data.set_role_secret(record.model.username, secret)
+        self.data_locked.discard(record.model.username)
+
+    def data_role_deleted(self, branch, record, successor=None) -> None:
+        name = self.data_names.get(branch.model.id)
+        if self._data_go_live() and name is not None:
+            self.data.drop_role(record.model.username, name, successor.model.username if successor else None)
+
+    def data_role_reassigned(self, branch, record, successor) -> None:
+        name = self.data_names.get(branch.model.id)
+        if self._data_go_live() and name is not None:
+            self.data.reassign_role(record.model.username, successor.model.username, name)
+
+    # ------------------------------------------------------------ the clock and logins
+
+    def data_expire(self) -> None:
+        """Lock every credential whose expiry the emulator's clock has passed (a login, a clock advance)."""
+        if self.data is None or not self.data_live or self.data.owner is not self:
+            return
+        now = self.now()
+        for org in self.orgs.values():
+            for db in org.databases.values():
+                for branch in db.branches.values():
+                    for record in branch.passwords.values():
+                        if record.settle(now).expired and record.model.username not in self.data_locked:
+                            self.data.lock_user(record.model.username)
+                            self.data_locked.add(record.model.username)
+                    for record in branch.roles.values():
+                        if record.settle(now, branch).expired and record.model.username not in self.data_locked:
+                            self.data.lock_role(record.model.username)
+                            self.data_locked.add(record.model.username)
+
+    def real_connect(self, username: str, password: str) -> dict:
+        """A real login with the username and password (TLS verified against the emulator's CA) to the branch
+        the username belongs to: its tables as the server lists them; 401 when the server refuses it, 422 when
+        the branch is not ready yet."""
+        if self.data is None:
+            raise ApiError(503, "unavailable", "The emulator runs without a data plane: start it through the "
+                           "test harness (tests/harness/emulator.py)")
+        self._data_go_live()
+        self.data_expire()
+        now = self.now()
+        for org in self.orgs.values():
+            for db in org.databases.values():
+                for branch in db.branches.values():
+                    name = self.data_names.get(branch.model.id)
+                    found = next((r for r in branch.passwords.values() if r.model.username == username), None)
+                    if found is not None:
+                        self.data.sync_tables(name, branch.schema)
+                        tables = self.data.mysql_login(username, password, name)
+                        self._data_ready(branch, now)
+                        return dict(organization=org.ref.name, database=db.model.name, branch=branch.model.name,
+                                    role=found.model.role, tables=tables)
+                    role = next((r for r in branch.roles.values() if r.model.username == username), None)
+                    if role is not None:
+                        tables = self.data.postgres_login(username, password, name)
+                        self._data_ready(branch, now)
+                        return dict(organization=org.ref.name, database=db.model.name, branch=branch.model.name,
+                                    kind="postgresql", role=role.model.name, role_id=role.model.id,
+                                    inherited_roles=role.model.inherited_roles,
+                                    received_objects_of=list(role.received), tables=tables)
+        raise unauthorized()
+
+    @staticmethod
+    def _data_ready(branch, now) -> None:
+        if not branch.settle(now).ready:
+            raise unprocessable(f"Branch {branch.model.name!r} is not ready")
