@@ -398,6 +398,7 @@ class Backups:
         if backup is None:
             return
         branch.schema = copy.deepcopy(backup.schema)
+        branch.base = copy.deepcopy(backup.schema)
         b = branch.model
         backup.model.restored_branches.append(ResourceRef(id=b.id, name=b.name, created_at=b.created_at,
                                                           updated_at=b.updated_at))

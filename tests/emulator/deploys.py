@@ -44,7 +44,7 @@ from .models import (
 )
 from .records import DatabaseRecord, OrgRecord, Paging, Principal, Window, invalid_params, locked, not_found, stamp
 from .records import unprocessable, window
-from .schema import Change, diff, highlight, lint
+from .schema import Change, highlight, lint, merge
 
 CHECKED = ("pending", "ready", "no_changes", "error")  # before any deploy: a schema change re-checks them
 DEPLOYING = ("queued", "submitting", "in_progress", "pending_cutover", "in_progress_vschema", "in_progress_cutover",
@@ -72,6 +72,7 @@ class DeployRecord:
     revert_fails: bool = False
     instant: bool = False
     throttle_ratio: float = 0.0
+    base_before: dict | None = None  # the source branch's base entries of the tables it deployed (for a revert)
 
     @property
     def state(self) -> str:
@@ -149,20 +150,41 @@ class DeployRequests:
     def _step(self, at: datetime) -> datetime:
         return at + timedelta(seconds=self.settings.deploy_step_delay)
 
+    @staticmethod
+    def _merge(db: DatabaseRecord, dr: DeployRequest) -> tuple[list[Change], str | None]:
+        """The three-way merge: the source branch's changes since its base, applied to the target as it is now;
+        and the sentence naming the tables both changed differently since the base (None: no conflict). A
+        branch with no base (one the world was seeded with) is compared with the target (its base is the
+        target)."""
+        source = db.branches.get(dr.branch)
+        target = db.branches.get(dr.into_branch)
+        if source is None or target is None:
+            return [], None
+        base = source.base if source.base is not None else target.schema
+        changes, conflicts = merge(base, source.schema, target.schema)
+        if not conflicts:
+            return changes, None
+        tables = ", ".join(f"`{name}`" for name in conflicts)
+        return changes, (f"Schema conflict: {'tables' if len(conflicts) > 1 else 'table'} {tables} changed both on "
+                         f"branch {dr.branch!r} and, differently, on {dr.into_branch!r} since {dr.branch!r} was "
+                         f"made from it, so the changes cannot be merged")
+
     def _check(self, db: DatabaseRecord, record: DeployRecord, at: datetime) -> None:
-        """The deploy check: the difference from the production branch, and the lint of what it touches."""
+        """The deploy check: the three-way merge into the production branch, and the lint of what it touches."""
         dr = record.model
         record.fail_state = None
         source = db.branches.get(dr.branch)
-        target = db.branches.get(dr.into_branch)
-        changes = diff(source.schema, target.schema) if source and target else []
+        changes, conflict = self._merge(db, dr)
         record.operations = [self._operation(db, change, at) for change in changes]
         touched = [c.table_name for c in changes if c.after is not None]
         errors = lint(source.schema, db.model.name, touched) if source else []
         deployment = dr.deployment
         deployment.lint_errors = [LintError(**error) for error in errors]
         deployment.instant_ddl_eligible = bool(changes) and all(c.instant_eligible for c in changes)
-        if not changes:
+        if conflict:
+            deployment.deploy_check_errors = conflict
+            self._enter(db, record, "error", at)
+        elif not changes:
             deployment.deploy_check_errors = None
             self._enter(db, record, "no_changes", at)
         elif errors:
@@ -275,6 +297,16 @@ class DeployRequests:
                     target.schema[change.table_name] = _copy(change.after)
             target.schema = dict(sorted(target.schema.items()))
             target.model.schema_last_updated_at = when
+        source = db.branches.get(dr.branch)
+        if source is not None and source.model.id == dr.branch_id and source.base is not None:
+            # the deployed tables are now the branch's base: a later request carries only what changes after
+            record.base_before = {op.change.table_name: source.base.get(op.change.table_name)
+                                  for op in record.operations}
+            for op in record.operations:
+                if op.change.after is None:
+                    source.base.pop(op.change.table_name, None)
+                else:
+                    source.base[op.change.table_name] = _copy(op.change.after)
         self._operations_to(record, "complete", at, 100.0)
         deployment.cutover_at = deployment.finished_at = when
         deployment.schema_last_updated_at = when
@@ -304,6 +336,15 @@ class DeployRequests:
                 target.schema[change.table_name] = _copy(change.before)
         target.schema = dict(sorted(target.schema.items()))
         target.model.schema_last_updated_at = stamp(at)
+        source = db.branches.get(record.model.branch)
+        if record.base_before is not None and source is not None and source.model.id == record.model.branch_id \
+                and source.base is not None:
+            for name, table in record.base_before.items():
+                if table is None:
+                    source.base.pop(name, None)
+                else:
+                    source.base[name] = table
+            record.base_before = None
 
     def recheck(self, db: DatabaseRecord, branch_name: str) -> None:
         """The branch's schema changed: its open requests that were not deployed are checked again."""
@@ -507,6 +548,13 @@ class DeployRequests:
                                 "database requires approval for deploys")
         if body.instant_ddl and not dr.deployment.instant_ddl_eligible:
             raise unprocessable(f"Deploy request #{number} is not eligible for instant DDL")
+        changes, conflict = self._merge(db, dr)  # production may have moved on since the check
+        if conflict:
+            raise unprocessable(f"Deploy request #{number} is not deployable: {conflict}")
+        if not changes:
+            raise unprocessable(f"Deploy request #{number} has no schema changes to deploy")
+        if [c.ddl() for c in changes] != [op.change.ddl() for op in record.operations]:
+            record.operations = [self._operation(db, change, self.now()) for change in changes]
         fail = self.settings.deploy_fail_state
         record.fail_state = fail if fail != "complete_revert_error" else None
         record.instant = dr.deployment.instant_ddl = body.instant_ddl

@@ -219,6 +219,7 @@ class BranchRecord:
     passwords: dict[str, PasswordRecord] = field(default_factory=dict)
     reports: dict[str, ReportRecord] = field(default_factory=dict)
     schema: Schema = field(default_factory=dict)  # table name -> Table (schema.py)
+    base: Schema | None = None  # the schema it was made from (its deploy requests' base); None: its target's
     backups: dict[str, Any] = field(default_factory=dict)  # id -> backups.BackupRecord
     roles: dict[str, Any] = field(default_factory=dict)  # id -> postgres.RoleRecord (PostgreSQL branches)
 

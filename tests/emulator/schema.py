@@ -538,6 +538,27 @@ def diff(source: Schema, target: Schema) -> list[Change]:
     return changes
 
 
+def _same(one: Table | None, other: Table | None) -> bool:
+    return one is None and other is None or one is not None and other is not None and one.raw() == other.raw()
+
+
+def merge(base: Schema, source: Schema, target: Schema) -> tuple[list[Change], list[str]]:
+    """The three-way merge of a deploy request: the changes ``source`` (a development branch) made since
+    ``base`` (the schema it was made from), each applied to ``target`` as it is now; and the names of the
+    tables both sides changed, differently, since the base (conflicts). What the target gained since the
+    base and the branch did not touch is kept; a change the target already has is no change."""
+    changes, conflicts = [], []
+    for name in sorted(set(base) | set(source)):
+        was, mine, now = base.get(name), source.get(name), target.get(name)
+        if _same(was, mine) or _same(now, mine):
+            continue
+        if not _same(now, was):
+            conflicts.append(name)
+            continue
+        changes.append(Change(name, copy.deepcopy(now), copy.deepcopy(mine)))
+    return changes, conflicts
+
+
 def lint(schema: Schema, keyspace: str, tables: list[str] | None = None) -> list[dict]:
     """The lint errors of the schema (of the named tables only, when given), as the platform lists them."""
     errors = []

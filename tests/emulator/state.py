@@ -189,6 +189,7 @@ class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backup
         record = BranchRecord(model, ready_at=created + timedelta(seconds=delay))
         if parent is not None:
             record.schema = copy.deepcopy(parent.schema)  # a new branch starts with its parent's schema
+            record.base = copy.deepcopy(parent.schema)  # and remembers it: its deploy requests' base
         db.branches[name] = record
         self.data_branch_created(db, record)
         record.settle(self.now())
