@@ -368,6 +368,13 @@ class DataPlaneHooks:
         else:
             self.data.drop_schema(name)
 
+    def data_tables_changed(self, branch) -> None:
+        """A deploy or a revert changed a MySQL branch's tables in the model: the server's schema follows now
+        (the table set, as before a login)."""
+        name = self.data_names.get(branch.model.id)
+        if name is not None and branch.model.kind != "postgresql" and self._data_go_live() == "live":
+            self.data.sync_tables(name, branch.schema)
+
     # ------------------------------------------------------------ passwords
 
     def data_password_created(self, branch, record, secret: str) -> None:

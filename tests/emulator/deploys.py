@@ -297,6 +297,7 @@ class DeployRequests:
                     target.schema[change.table_name] = _copy(change.after)
             target.schema = dict(sorted(target.schema.items()))
             target.model.schema_last_updated_at = when
+            self.data_tables_changed(target)
         source = db.branches.get(dr.branch)
         if source is not None and source.model.id == dr.branch_id and source.base is not None:
             # the deployed tables are now the branch's base: a later request carries only what changes after
@@ -336,6 +337,7 @@ class DeployRequests:
                 target.schema[change.table_name] = _copy(change.before)
         target.schema = dict(sorted(target.schema.items()))
         target.model.schema_last_updated_at = stamp(at)
+        self.data_tables_changed(target)
         source = db.branches.get(record.model.branch)
         if record.base_before is not None and source is not None and source.model.id == record.model.branch_id \
                 and source.base is not None:

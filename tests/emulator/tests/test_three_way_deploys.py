@@ -3,6 +3,7 @@ from) are applied to production as it is now, keeping what others deployed since
 differently since the base is a conflict that makes the request not deployable."""
 
 from .conftest import DB, MAIN
+from .test_dataplane import mysql_login, password, run
 from .test_deploy_requests import ADD_TABLE, act, ddl, dev_branch, error_of, get, open_request
 
 DRS = f"{DB}/deploy-requests"
@@ -142,3 +143,20 @@ def test_a_second_request_from_a_deployed_branch_carries_only_the_new_change(api
     body = checked(api, "a")[1]
     assert [(op["table_name"], op["operation_name"]) for op in body["deployment"]["deploy_operations"]] == [
         ("tags", "CREATE")]
+
+
+def test_the_servers_schema_follows_a_three_way_deploy_and_its_revert(api, dataplane):
+    dev_branch(api, "a")
+    dev_branch(api, "b")
+    ddl(api, "a", ADD_TABLE)
+    deployed(api, "a")
+    ddl(api, "b", ADD_TAGS)
+    number = deployed(api, "b")
+    login = password(api, "admin")
+    with mysql_login(dataplane, login) as connection:  # straight to the server, no /connect before it
+        assert sorted(row[0] for row in run(connection, "SHOW TABLES")) == ["posts", "tags", "users"]
+    act(api, number, "revert")
+    api.advance(1)
+    assert get(api, number)["deployment_state"] == "complete_revert"  # transitions run when the database is read
+    with mysql_login(dataplane, login) as connection:
+        assert sorted(row[0] for row in run(connection, "SHOW TABLES")) == ["posts", "users"]
