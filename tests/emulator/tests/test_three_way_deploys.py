@@ -139,8 +139,12 @@ def test_a_second_request_from_a_deployed_branch_carries_only_the_new_change(api
     ddl(api, "a", ADD_TABLE)
     deployed(api, "a")
     act(api, 1, "skip-revert")
+    dev_branch(api, "b")  # made after a's deploy: it changes a's table, and deploys
+    ddl(api, "b", "ALTER TABLE `posts` ADD COLUMN `body` text")
+    deployed(api, "b")
     ddl(api, "a", ADD_TAGS)
-    body = checked(api, "a")[1]
+    body = checked(api, "a")[1]  # a's deployed table is its base now: b's later change is no conflict
+    assert body["deployment_state"] == "ready", body["deployment"]["deploy_check_errors"]
     assert [(op["table_name"], op["operation_name"]) for op in body["deployment"]["deploy_operations"]] == [
         ("tags", "CREATE")]
 
