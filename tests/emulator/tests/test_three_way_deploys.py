@@ -164,3 +164,17 @@ def test_the_servers_schema_follows_a_three_way_deploy_and_its_revert(api, datap
     assert get(api, number)["deployment_state"] == "complete_revert"  # transitions run when the database is read
     with mysql_login(dataplane, login) as connection:
         assert sorted(row[0] for row in run(connection, "SHOW TABLES")) == ["posts", "users"]
+
+
+def test_a_branch_restored_from_a_backup_has_the_backups_schema_as_its_base(api):
+    dev_branch(api, "a")
+    ddl(api, "a", ADD_TABLE)
+    deployed(api, "a")
+    taken = api.world["backups"]["main"][0]  # made before a's deploy: users only
+    restored = api.post(f"{DB}/branches", json={"name": "drill", "parent_branch": "main", "backup_id": taken,
+                                                 "cluster_size": "PS_10"})
+    assert restored.status_code == 201, restored.text
+    api.advance(60)
+    body = checked(api, "drill")[1]
+    assert body["deployment_state"] == "no_changes", body["deployment"]["deploy_operations"]
+    assert sorted(main_schema(api)) == ["posts", "users"]
