@@ -171,8 +171,8 @@ def test_a_branch_restored_from_a_backup_has_the_backups_schema_as_its_base(api)
     ddl(api, "a", ADD_TABLE)
     deployed(api, "a")
     taken = api.world["backups"]["main"][0]  # made before a's deploy: users only
-    restored = api.post(f"{DB}/branches", json={"name": "drill", "parent_branch": "main", "backup_id": taken,
-                                                 "cluster_size": "PS_10"})
+    body = {"name": "drill", "parent_branch": "main", "backup_id": taken, "cluster_size": "PS_10"}
+    restored = api.post(f"{DB}/branches", json=body)
     assert restored.status_code == 201, restored.text
     api.advance(60)
     body = checked(api, "drill")[1]
