@@ -171,7 +171,8 @@ class DataPlane:
     # ------------------------------------------------------------ MariaDB: schemas and users
 
     def create_schema(self, schema: str, tables: dict) -> None:
-        self.my(f"CREATE DATABASE `{schema}`")
+        """The schema made (when missing) and its tables brought in line with the model's."""
+        self.my(f"CREATE DATABASE IF NOT EXISTS `{schema}`")
         self.sync_tables(schema, tables)
 
     def drop_schema(self, schema: str) -> None:
@@ -334,12 +335,13 @@ class DataPlaneHooks:
                     data.create_database(name)
                 for record in branch.roles.values():
                     data.create_role(record.model.username, record.secret, record.model.inherited_roles)
-            else:
-                data.create_schema(name, branch.schema)
-                for record in branch.passwords.values():
-                    secret = self.data_secrets.get(record.model.username)
-                    if secret is not None:
-                        data.create_user(record.model.username, secret, name, record.model.role)
+            else:  # a MySQL branch's schema is made when it is first needed: a password, a login, a deploy
+                users = [(record, self.data_secrets.get(record.model.username)) for record in branch.passwords.values()]
+                users = [(record, secret) for record, secret in users if secret is not None]
+                if users:
+                    data.create_schema(name, branch.schema)
+                for record, secret in users:
+                    data.create_user(record.model.username, secret, name, record.model.role)
         self.data_expire()
 
     def data_branch_created(self, db, branch) -> None:
@@ -350,10 +352,8 @@ class DataPlaneHooks:
         self.data_names[branch.model.id] = name
         if self._data_go_live() != "live":
             return
-        if postgres:
-            self.data.create_database(name)
-        else:
-            self.data.create_schema(name, branch.schema)
+        if postgres:  # a MySQL branch's schema is made when a password, a login or a deploy needs it: seeding
+            self.data.create_database(name)  # hundreds of branches costs the server nothing
 
     def data_branch_removed(self, branch) -> None:
         name = self.data_names.pop(branch.model.id, None)
@@ -373,7 +373,7 @@ class DataPlaneHooks:
         (the table set, as before a login)."""
         name = self.data_names.get(branch.model.id)
         if name is not None and branch.model.kind != "postgresql" and self._data_go_live() == "live":
-            self.data.sync_tables(name, branch.schema)
+            self.data.create_schema(name, branch.schema)
 
     # ------------------------------------------------------------ passwords
 
@@ -384,6 +384,7 @@ class DataPlaneHooks:
         record.model.access_host_url = record.model.access_host_regional_url = self.data.mysql_host
         self.data_secrets[record.model.username] = secret
         if self._data_go_live() == "live":
+            self.data.create_schema(name, branch.schema)
             self.data.create_user(record.model.username, secret, name, record.model.role)
 
     def data_password_renewed(self, record, secret: str) -> None:
@@ -460,7 +461,7 @@ class DataPlaneHooks:
                     name = self.data_names.get(branch.model.id)
                     found = next((r for r in branch.passwords.values() if r.model.username == username), None)
                     if found is not None:
-                        self.data.sync_tables(name, branch.schema)
+                        self.data.create_schema(name, branch.schema)
                         tables = self.data.mysql_login(username, password, name)
                         self._data_ready(branch, now)
                         return dict(organization=org.ref.name, database=db.model.name, branch=branch.model.name,
