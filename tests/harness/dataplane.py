@@ -313,8 +313,9 @@ class DataPlane:
         self._start_reaper()
         atexit.register(self.stop)
 
-    def _stop_servers(self):
-        """Stop both servers and the reaper, keeping the directory (a launch tried again)."""
+    def _signal_servers(self):
+        """Stop both servers by their process ids (mariadbd: SIGTERM, postgres: SIGINT, a fast shutdown), killing
+        one that has not stopped in 15 s."""
         for process, sig in ((self.mariadb, signal.SIGTERM), (self.postgres, signal.SIGINT)):
             if process is not None and process.poll() is None:
                 process.send_signal(sig)
@@ -325,6 +326,10 @@ class DataPlane:
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait()
+
+    def _stop_servers(self):
+        """Stop both servers and the reaper, keeping the directory (a launch tried again)."""
+        self._signal_servers()
         if self.reaper is not None and self.reaper.poll() is None:
             self.reaper.kill()  # without closing its pipe first: that would remove the directory
             self.reaper.wait()
@@ -343,18 +348,8 @@ class DataPlane:
             stderr=subprocess.DEVNULL, start_new_session=True)
 
     def stop(self):
-        """Stop both servers by their process ids (mariadbd: SIGTERM, postgres: SIGINT, a fast shutdown)."""
-        for process, sig in ((self.mariadb, signal.SIGTERM), (self.postgres, signal.SIGINT)):
-            if process is not None and process.poll() is None:
-                process.send_signal(sig)
-        for process in (self.mariadb, self.postgres):
-            if process is None:
-                continue
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        """Stop both servers by their process ids, then the reaper, which removes the directory."""
+        self._signal_servers()
         if self.reaper is not None and self.reaper.poll() is None:
             self.reaper.stdin.close()  # nothing left to stop: it removes the directory
             try:
