@@ -143,6 +143,18 @@ else
 fi
 
 if (( ${#failed[@]} )); then
+    # the tasks that failed (not those a test ignores), last, where a truncated log still shows them
+    echo "==== failed tasks (log: task, then the failure, 400 characters at most):"
+    for log in "$logdir"/integration-"$(basename "$venv")"-*.log; do
+        awk -v file="${log#"$root"/}" '
+            $0 == "...ignoring" { pending = "" }
+            /^(TASK \[|PLAY RECAP)/ && pending != "" { print file ": " task; print "    " substr(pending, 1, 400) }
+            /^(TASK \[|PLAY RECAP)/ { pending = "" }
+            /^TASK \[/ { task = $0 }
+            pending != "" && lines < 4 && !/^(TASK \[|PLAY RECAP)/ { sub(/^ +/, ""); pending = pending " " $0; lines++ }
+            /^(fatal|failed): / { pending = $0; lines = 0 }
+            /^ERROR: Command / { print file ": " $0 }' "$log"
+    done
     echo "integration failures with planetscale_in_process in (pass/shard): ${failed[*]}" >&2
     exit 1
 fi

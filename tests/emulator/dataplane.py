@@ -302,6 +302,7 @@ class DataPlaneHooks:
         self.data_names: dict[str, str] = {}
         self.data_secrets: dict[str, str] = {}  # password username -> secret, to make the users when going live
         self.data_locked: set[str] = set()
+        self.data_made: set[str] = set()  # PostgreSQL branch databases on the server (made when first needed)
         self.data_seeded = False  # set by seed.build_world: changes after it make the world live
         self.data_live = False
 
@@ -328,11 +329,12 @@ class DataPlaneHooks:
         data.owner = self
         self.data_live = True
         self.data_locked = set()
+        self.data_made = set()
         for db, branch in branches:
             name = self.data_names[branch.model.id]
             if db.model.kind == "postgresql":
-                if name not in data.reused:
-                    data.create_database(name)
+                if branch.roles:
+                    self._data_database(name)
                 for record in branch.roles.values():
                     data.create_role(record.model.username, record.secret, record.model.inherited_roles)
             else:  # a MySQL branch's schema is made when it is first needed: a password, a login, a deploy
@@ -350,10 +352,17 @@ class DataPlaneHooks:
         postgres = db.model.kind == "postgresql"
         name = server_name(db.model.name, branch.model.name, 63 if postgres else 64)
         self.data_names[branch.model.id] = name
-        if self._data_go_live() != "live":
-            return
-        if postgres:  # a MySQL branch's schema is made when a password, a login or a deploy needs it: seeding
-            self.data.create_database(name)  # hundreds of branches costs the server nothing
+        # a branch's schema (MySQL) or database (PostgreSQL) is made when a password, a role, a login or a deploy
+        # needs it: seeding hundreds of branches costs the servers nothing (a PostgreSQL database takes 0.1-0.2 s,
+        # many times that on a loaded machine)
+        self._data_go_live()
+
+    def _data_database(self, name: str) -> None:
+        """A PostgreSQL branch's database on the server, made now when it is not there yet."""
+        if name not in self.data_made:
+            if name not in self.data.reused:
+                self.data.create_database(name)
+            self.data_made.add(name)
 
     def data_branch_removed(self, branch) -> None:
         name = self.data_names.pop(branch.model.id, None)
@@ -365,6 +374,7 @@ class DataPlaneHooks:
             self.data.drop_role(record.model.username, name)
         if branch.model.kind == "postgresql":
             self.data.drop_database(name)
+            self.data_made.discard(name)
         else:
             self.data.drop_schema(name)
 
@@ -410,6 +420,7 @@ class DataPlaneHooks:
         record.model.database_name = name
         if self._data_go_live() != "live":
             return
+        self._data_database(name)
         if created:
             self.data.create_role(record.model.username, secret, record.model.inherited_roles)
         else:
@@ -419,11 +430,13 @@ class DataPlaneHooks:
     def data_role_deleted(self, branch, record, successor=None) -> None:
         name = self.data_names.get(branch.model.id)
         if self._data_go_live() and name is not None:
+            self._data_database(name)
             self.data.drop_role(record.model.username, name, successor.model.username if successor else None)
 
     def data_role_reassigned(self, branch, record, successor) -> None:
         name = self.data_names.get(branch.model.id)
         if self._data_go_live() and name is not None:
+            self._data_database(name)
             self.data.reassign_role(record.model.username, successor.model.username, name)
 
     # ------------------------------------------------------------ the clock and logins
@@ -468,6 +481,7 @@ class DataPlaneHooks:
                                     role=found.model.role, tables=tables)
                     role = next((r for r in branch.roles.values() if r.model.username == username), None)
                     if role is not None:
+                        self._data_database(name)
                         tables = self.data.postgres_login(username, password, name)
                         self._data_ready(branch, now)
                         return dict(organization=org.ref.name, database=db.model.name, branch=branch.model.name,
