@@ -48,9 +48,22 @@ def check_ttl(ttl):
         raise ModuleFailure("ttl must be from 0 (never expires) to %d seconds, not %s." % (MAX_TTL, ttl))
 
 
+MYSQL_PORT = 3306
+
+
+def split_address(address, port):
+    """host and port of an access_host_url: the platform's names no port (``port`` is the one); where it names one
+    (host:port), that port is the one. A bare IPv6 address is a host."""
+    name, colon, number = address.rpartition(":") if isinstance(address, str) else ("", "", "")
+    if colon and number.isdigit() and (":" not in name or name.startswith("[")):
+        return name, int(number)
+    return address, port
+
+
 def connection(password, database):
-    """The connection details of a password that carries its secret."""
-    return dict(host=password.get("access_host_url"), username=password.get("username"),
+    """The connection details of a password that carries its secret (what the connection_url filter takes)."""
+    host, port = split_address(password.get("access_host_url"), MYSQL_PORT)
+    return dict(kind="mysql", host=host, port=port, username=password.get("username"),
                 password=password["plain_text"], database=database)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
-from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import check_ttl
+from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import check_ttl, split_address
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital
 
 INHERITABLE = ["pg_checkpoint", "pg_create_subscription", "pg_maintain", "pg_monitor", "pg_read_all_data",
@@ -32,10 +32,7 @@ def without_secret(role):
 def connection(role):
     """The connection details of a role that carries its secret (what the connection_url filter takes). The
     platform's access_host_url names no port (5432); where it names one (host:port), that port is the one."""
-    host, port = role.get("access_host_url"), PORT
-    name, colon, number = host.rpartition(":") if isinstance(host, str) else ("", "", "")
-    if colon and number.isdigit() and (":" not in name or name.startswith("[")):  # not a bare IPv6 address
-        host, port = name, int(number)
+    host, port = split_address(role.get("access_host_url"), PORT)
     return dict(kind="postgresql", host=host, port=port, username=role.get("username"),
                 password=role[SECRET], database=role.get("database_name") or "postgres")
 

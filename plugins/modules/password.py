@@ -101,10 +101,10 @@ EXAMPLES = r"""
   register: app_password
   no_log: true
 
-- name: Store the connection details the first time (the secret is shown once)
+- name: Store the connection URL the first time (the secret is shown once)
   ansible.builtin.copy:
-    content: "{{ app_password.connection | to_nice_json }}"
-    dest: /etc/app/database.json
+    content: "{{ app_password.connection | planetscale.cloud.connection_url }}"
+    dest: /etc/app/database-url
     mode: "0600"
   when: app_password.connection is defined
   no_log: true
@@ -122,7 +122,6 @@ password:
     name:
       description: The name of the password.
       type: str
-      sample: app
     role:
       description: The database role.
       type: str
@@ -142,13 +141,19 @@ password:
       returned: when the password was created, renewed or replaced (not in check mode)
       type: str
 connection:
-  description: Ready-to-use connection details, with the secret.
+  description: Ready-to-use connection details, with the secret (the input of the connection_url filter).
   returned: when the password was created, renewed or replaced (not in check mode)
   type: dict
   contains:
-    host:
-      description: The host to connect to.
+    kind:
+      description: Always V(mysql).
       type: str
+    host:
+      description: The host to connect to (without a port).
+      type: str
+    port:
+      description: The port, 3306 unless the platform's address names another.
+      type: int
     username:
       description: The user name.
       type: str
@@ -209,17 +214,12 @@ class Password(OwnPasswords, Resource):
                     ttl=resource.get("ttl_seconds") or 0, cidrs=resource.get("cidrs") or [])
 
     def same(self, name, have, want):
-        if name == "cidrs":
-            return networks(have) == networks(want)
-        if name == "replica":
-            return bool(have) == bool(want)
-        return super().same(name, have, want)
+        normal = dict(cidrs=networks, replica=bool).get(name)  # the order of cidrs and null for false do not count
+        return normal(have) == normal(want) if normal else super().same(name, have, want)
 
     def predict(self, resource, changes):
         password = dict(resource or dict(replica=False, ttl_seconds=0), **changes)
-        if "ttl" in password:
-            password["ttl_seconds"] = password.pop("ttl")
-        return password
+        return dict(password, ttl_seconds=password.pop("ttl")) if "ttl" in password else password
 
     def update(self, resource, changes):
         return without_secrets(super().update(resource, changes))  # a rename or a new cidrs list issues no secret

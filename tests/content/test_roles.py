@@ -93,8 +93,11 @@ def test_branch_environment_env_file_and_a_lost_secret(ansible, emulator, tmp_pa
     ansible.run(play).succeeded(changed=3)
     lines = env_lines(env_file)
     assert sorted(lines) == ["DATABASE_BRANCH", "DATABASE_HOST", "DATABASE_NAME", "DATABASE_PASSWORD",
-                             "DATABASE_URL", "DATABASE_USERNAME"]
-    assert lines["DATABASE_URL"].startswith("mysql://%s:%s@" % (lines["DATABASE_USERNAME"], lines["DATABASE_PASSWORD"]))
+                             "DATABASE_PORT", "DATABASE_URL", "DATABASE_USERNAME"]
+    address = "%s:%s" % (lines["DATABASE_HOST"], lines["DATABASE_PORT"])  # the emulator's address names its port
+    assert address == emulator.world["dataplane"]["mysql_edge"]
+    assert lines["DATABASE_URL"].startswith("mysql://%s:%s@%s/app?" % (lines["DATABASE_USERNAME"],
+                                                                     lines["DATABASE_PASSWORD"], address))
     assert mode(env_file) == "0o600"
     ansible.run(play).succeeded(changed=0)
 

@@ -11,6 +11,7 @@ import pytest
 from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import connection
 from ansible_collections.planetscale.cloud.plugins.modules.password import Password
 
 URL = "/v1/organizations/acme/databases/shop/branches/main/passwords"
@@ -63,7 +64,8 @@ def test_create_returns_the_secret_and_the_connection_once(server):
     result = run(server, diff=True, role="reader", ttl=0, cidrs=["10.0.0.0/8"])
     assert result["changed"] is True
     assert result["password"]["plain_text"] == PLAIN_TEXT
-    assert result["connection"] == dict(host="db.example.test", username="u1", password=PLAIN_TEXT, database="shop")
+    assert result["connection"] == dict(kind="mysql", host="db.example.test", port=3306, username="u1",
+                                        password=PLAIN_TEXT, database="shop")
     assert writes(server) == [("POST", URL, dict(name="app", role="reader", ttl=0, cidrs=["10.0.0.0/8"]))]
     assert server.requests[0]["query"]["q"] == ["app"]
     assert PLAIN_TEXT not in json.dumps(result["diff"])
@@ -512,3 +514,14 @@ def test_bad_input_fails_before_any_request(server, args, message):
         run(server, **args)
     assert caught.value.msg == message
     assert server.requests == []
+
+
+@pytest.mark.parametrize("address, host, port", [
+    ("aws.connect.psdb.cloud", "aws.connect.psdb.cloud", 3306),  # the platform's: no port, MySQL's
+    ("127.0.0.1:40001", "127.0.0.1", 40001),  # an address that names its port (the emulator's edge)
+    ("[::1]:40001", "[::1]", 40001),
+    ("::1", "::1", 3306),  # a bare IPv6 address is a host, not host:port
+])
+def test_the_connection_splits_a_port_off_the_address(address, host, port):
+    found = connection(dict(access_host_url=address, username="u", plain_text="s"), "shop")
+    assert (found["host"], found["port"]) == (host, port)
