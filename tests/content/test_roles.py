@@ -59,7 +59,7 @@ def test_branch_environment(ansible, emulator, tmp_path):
     ansible.run(play, args=["-vvv"]).succeeded(changed=3)  # branch, password, file; no secret even at -vvv
     assert mode(connection_file) == "0o600"
     connection = json.loads(connection_file.read_text())
-    assert sorted(connection) == ["branch", "database", "host", "kind", "password", "username"]
+    assert sorted(connection) == ["branch", "database", "host", "kind", "password", "port", "username"]
     assert connection["password"].startswith("pscale_pw_") and connection["branch"] == "pr-7"
     branch = emulator.api("GET", "/organizations/acme/databases/app/branches/pr-7")
     assert branch["ready"] is True and branch["parent_branch"] == "main"
