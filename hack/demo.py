@@ -4,9 +4,13 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """make demo: the collection's tour against a local emulator of the platform, on a fresh clone.
 
-  1. starts the emulator (.venv/emulator) on a free loopback port, seeds a few query-pattern
-     reports, and gives ansible-playbook the PLANETSCALE_* variables of its world, as a user sets them;
-  2. runs `ansible-playbook planetscale.cloud.demo` (playbooks/demo.yml) from this working tree;
+  1. starts the emulator (.venv/emulator) with its data plane (real MariaDB and PostgreSQL servers) on
+     free loopback ports, seeds a few query-pattern reports, and gives ansible-playbook the PLANETSCALE_*
+     variables of its world, as a user sets them;
+  2. runs `ansible-playbook planetscale.cloud.demo` (playbooks/demo.yml) from this working tree; among its
+     steps, the user's path of a schema change: a development branch and an admin password, the table
+     orders made through that password's own connection (ansible.mysql.mysql_query, TLS verified), the
+     deploy with the schema_change role, and a reader's password of production that reads the table;
   3. runs it again, and fails unless that run reports changed=0;
   4. runs a change with --check --diff, and fails if the emulator saw any write;
   5. says where the audit report is, checks that no output showed a secret, stops the emulator.
@@ -50,6 +54,8 @@ def tour(out, emulator, ansible):
     keep(first, os.path.join(out, "run1.log"))
     if first.rc != 0:
         return "the tour failed (exit %s)" % first.rc
+    if "The orders table, made on " not in first.output:
+        return "the tour did not read the new orders table in production"
 
     step("2/3 The same playbook again: nothing to change (full output: %s)" % relative(os.path.join(out, "run2.log")))
     second = ansible.run("planetscale.cloud.demo", extra_vars)

@@ -24,6 +24,8 @@ from .emulator import ROOT, HarnessError
 from .output import TaskResult, printed
 
 CALLBACKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "callback_plugins")
+# ansible.mysql, community.mysql, community.postgresql: the modules users run their DDL with (make db-collections)
+DB_COLLECTIONS = os.path.join(ROOT, "build", "collections", "ansible_collections")
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)|The full traceback is|MODULE FAILURE|module_stderr|"
                        r"\"exception\":")
 
@@ -103,6 +105,18 @@ class Run:
                                               self.output[-8000:])
 
 
+def link_db_collections(target):
+    """The database collections (make db-collections), when unpacked, beside planetscale.cloud in ``target``."""
+    if not os.path.isdir(DB_COLLECTIONS):
+        return
+    for namespace in os.listdir(DB_COLLECTIONS):
+        for name in os.listdir(os.path.join(DB_COLLECTIONS, namespace)):
+            link = os.path.join(target, namespace, name)
+            if not os.path.lexists(link):
+                os.makedirs(os.path.dirname(link), exist_ok=True)
+                os.symlink(os.path.join(DB_COLLECTIONS, namespace, name), link)
+
+
 class Ansible:
     """Runs ansible-playbook in an isolated Ansible configuration under workdir.
 
@@ -138,6 +152,7 @@ class Ansible:
         os.makedirs(namespace, exist_ok=True)
         if not os.path.lexists(os.path.join(namespace, "cloud")):
             os.symlink(ROOT, os.path.join(namespace, "cloud"))
+        link_db_collections(os.path.join(self.collections_path, "ansible_collections"))
         self.config = os.path.join(self.workdir, "ansible.cfg")
         with open(self.config, "w", encoding="utf-8") as handle:
             handle.write("[defaults]\ncollections_path = %s\ncollections_scan_sys_path = false\n"

@@ -97,4 +97,5 @@ def demo_vars(emulator, output_dir):
     return dict(demo_organization=world["organization"], demo_database=world["database"], demo_branch=world["branch"],
                 demo_members_team=world["teams"]["large"], demo_team_members=[world["users"][0]["email"]],
                 demo_output_dir=str(output_dir), demo_oauth_code=emulator.code(),
-                demo_oauth_redirect_uri=world["oauth_application"]["redirect_uri"])
+                demo_oauth_redirect_uri=world["oauth_application"]["redirect_uri"],
+                demo_ca_file=world["ca_file"])  # the emulator's CA: the data plane's servers show its certificates
