@@ -20,7 +20,8 @@ How the platform maps onto the servers:
   server has), reset re-passwords it, delete drops it (with a successor: ``REASSIGN OWNED BY`` first), an
   expired role gets ``NOLOGIN``.
 
-A reset costs the servers nothing until the world changes or logs in (``DataPlaneHooks``).
+A reset costs the servers nothing until the world changes or logs in (``DataPlaneHooks``); the template schemas
+stay on MariaDB across resets (a wipe keeps them).
 
 ``DataPlaneHooks`` is mixed into state.World: every method runs under its lock.
 """

@@ -318,7 +318,8 @@ def _fill(data, shadow: str, schema: str, table: str) -> None:
 def describe_table(data, schema: str, table: str) -> dict:
     columns = [{"name": name, "type": kind, "nullable": null == "YES", "default": default, "extra": extra or ""}
                for name, kind, null, default, extra in data.my(
-                   "SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, COLUMN_DEFAULT, EXTRA FROM information_schema.COLUMNS "
+                   "SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, COLUMN_DEFAULT, EXTRA "
+                   "FROM information_schema.COLUMNS "
                    "WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s ORDER BY ORDINAL_POSITION", [schema, table])]
     return {"columns": columns, "indexes": []}
 

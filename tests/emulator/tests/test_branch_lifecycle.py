@@ -141,7 +141,8 @@ def test_direct_ddl_is_refused_on_a_branch_with_safe_migrations(api):
 def test_the_seeded_production_schema(api):
     schema = tables(api, "main")
     assert list(schema) == ["users"]
-    assert schema["users"].startswith("CREATE TABLE `users` (\n  `id` bigint(20) unsigned NOT NULL AUTO_INCREMENT,")  # MariaDB's
+    # as MariaDB's SHOW CREATE TABLE writes it
+    assert schema["users"].startswith("CREATE TABLE `users` (\n  `id` bigint(20) unsigned NOT NULL AUTO_INCREMENT,")
     assert "PRIMARY KEY (`id`)" in schema["users"]
     body = api.get(f"{MAIN}/schema").json()["data"][0]
     assert body["html"].startswith("<pre") and "CREATE TABLE" in body["html"]
@@ -167,13 +168,15 @@ def test_schema_by_keyspace(api):
 def test_lint_lists_tables_without_a_unique_key_page_by_page(api):
     new_branch(api, "dev")
     assert api.get(f"{DB}/branches/dev/schema/lint").json()["data"] == []
-    ddl(api, "dev", KEYLESS, "CREATE TABLE `logs` (`line` text)", "CREATE TABLE `ok` (`id` int NOT NULL, UNIQUE KEY (`id`))",
+    ddl(api, "dev", KEYLESS, "CREATE TABLE `logs` (`line` text)",
+        "CREATE TABLE `ok` (`id` int NOT NULL, UNIQUE KEY (`id`))",
         "CREATE TABLE `nullable` (`id` int, UNIQUE KEY (`id`))")  # a unique key over a nullable column is none
     first = api.get(f"{DB}/branches/dev/schema/lint", params={"per_page": 1}).json()
     assert first["next_page"] == 2 and len(first["data"]) == 1
     every = api.get(f"{DB}/branches/dev/schema/lint").json()["data"]
     assert [(e["table_name"], e["lint_error"], e["subject_type"]) for e in every] == [
-        ("events", "NO_UNIQUE_KEY", "table"), ("logs", "NO_UNIQUE_KEY", "table"), ("nullable", "NO_UNIQUE_KEY", "table")]
+        ("events", "NO_UNIQUE_KEY", "table"), ("logs", "NO_UNIQUE_KEY", "table"),
+        ("nullable", "NO_UNIQUE_KEY", "table")]
     assert all(e["keyspace_name"] == "app" and e["docs_url"].startswith("https://") and e["error_description"]
                for e in every)
 
@@ -219,8 +222,8 @@ def test_ddl_creates_alters_and_drops_tables(api):
 def test_ddl_the_server_refuses_is_422_and_stops_the_batch(api, statement, says):
     new_branch(api, "dev")
     before = tables(api, "dev")
-    body = ddl(api, "dev", "CREATE TABLE fine (id int PRIMARY KEY)", statement, "CREATE TABLE later (id int PRIMARY KEY)",
-               status=422)
+    body = ddl(api, "dev", "CREATE TABLE fine (id int PRIMARY KEY)", statement,
+               "CREATE TABLE later (id int PRIMARY KEY)", status=422)
     assert body["code"] == "unprocessable"
     assert says in body["message"] and "statement 2" in body["message"]
     # as on a connection: the statement before the refused one ran, none after it

@@ -60,7 +60,8 @@ def test_a_table_made_through_a_connection_is_in_the_schema_the_diff_and_product
 
 
 def show_create(dataplane, schema_name, table):
-    connection = pymysql.connect(unix_socket=dataplane.config["mysql"]["socket"], user=dataplane.config["mysql"]["user"])
+    admin = dataplane.config["mysql"]
+    connection = pymysql.connect(unix_socket=admin["socket"], user=admin["user"])
     with connection, connection.cursor() as cursor:
         cursor.execute(f"SHOW CREATE TABLE `{schema_name}`.`{table}`")
         return cursor.fetchone()[1]
