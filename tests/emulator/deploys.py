@@ -293,13 +293,18 @@ class DeployRequests:
         when = stamp(at)
         target = db.branches.get(dr.into_branch)
         source = db.branches.get(dr.branch)
+        failed = {}  # operation id -> the server's refusal (shown in its deploy_errors)
         if target is not None:
             if self.data is not None and target.model.kind != "postgresql":
                 schema = self.made_schema(target)
-                mine = self._schema_source(source) if source is not None else None
+                mine = self._schema_source(source) if source is not None and source.model.id == dr.branch_id \
+                    else None
                 for op in record.operations:
                     if mine is not None or op.change.after is None:
-                        deploy_change(self.data, schema, mine, op.change, op.model.id)
+                        try:
+                            deploy_change(self.data, schema, mine, op.change, op.model.id)
+                        except Exception as error:  # pylint: disable=broad-except
+                            failed[op.model.id] = str(error)
             target.model.schema_last_updated_at = when
         if source is not None and source.model.id == dr.branch_id and source.base is not None:
             # the deployed tables are now the branch's base: a later request carries only what changes after
@@ -311,6 +316,8 @@ class DeployRequests:
                 else:
                     source.base[op.change.table_name] = op.change.after
         self._operations_to(record, "complete", at, 100.0)
+        for op in record.operations:
+            op.model.deploy_errors = failed.get(op.model.id)
         deployment.cutover_at = deployment.finished_at = when
         deployment.schema_last_updated_at = when
         dr.deployed_at = when
