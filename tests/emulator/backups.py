@@ -14,7 +14,6 @@ last_successful_backup`` does the same from the parent's newest successful backu
 Mixed into state.World: every public method runs under its lock.
 """
 
-import copy
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Annotated, ClassVar, Literal
@@ -24,7 +23,6 @@ from pydantic import Field, StrictBool, StrictInt, StrictStr, model_validator
 from .models import Actor, Body, BranchCreate, Name, Record, ResourceRef, User
 from .records import BranchRecord, DatabaseRecord, OrgRecord, Paging, Window, invalid_params, locked, not_found
 from .records import stamp, unprocessable, window
-from .schema import Schema
 
 MIB = 1024**2
 BACKUP_STATES = ("pending", "running", "success", "failed", "canceled", "ignored")
@@ -132,7 +130,8 @@ class BackupRecord:
     created: datetime
     step: float
     end_state: str = "success"
-    schema: Schema = field(default_factory=dict)  # the branch's tables when the backup was taken
+    schema: dict = field(default_factory=dict)  # the description of the branch's tables when it was taken
+    source: str | None = None  # the server schema a restore is made from (schema.py: a copy, or a template)
 
     def settle(self, now: datetime) -> Backup:
         model = self.model
@@ -210,8 +209,9 @@ class Backups:
             backup_policy=policy,
             required=bool(policy and policy.required),
         )
-        record = BackupRecord(model, branch, created, self.settings.backup_step_delay, end_state,
-                              copy.deepcopy(branch.schema))
+        source, description = self.data_backup_schema(branch, model.id)
+        record = BackupRecord(model, branch, created, self.settings.backup_step_delay, end_state, description,
+                              source)
         branch.backups[model.id] = record
         record.settle(self.now())
         return record
@@ -397,8 +397,7 @@ class Backups:
     def restored_into(self, backup: BackupRecord | None, branch: BranchRecord) -> None:
         if backup is None:
             return
-        branch.schema = copy.deepcopy(backup.schema)
-        branch.base = copy.deepcopy(backup.schema)
+        self.data_restore_schema(branch, backup.source, backup.schema)
         b = branch.model
         backup.model.restored_branches.append(ResourceRef(id=b.id, name=b.name, created_at=b.created_at,
                                                           updated_at=b.updated_at))

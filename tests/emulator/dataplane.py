@@ -7,8 +7,10 @@ names them in a JSON file: ``python -m emulator --dataplane FILE`` or the enviro
 How the platform maps onto the servers:
 
 - a MySQL database's branch is a schema on MariaDB, ``<database>__<branch>`` (hashed when longer than 64
-  characters), made with the tables of the branch's schema as the emulator knows it (so a new branch has
-  its parent's tables), dropped with the branch;
+  characters), made when first needed (a password, a login, DDL, a deploy into it, a backup, a child of a made
+  branch) from its template (the seed schema or an empty one, made once per emulator process) or, for a child of
+  a made branch, from its parent's tables (``CREATE TABLE ... LIKE``); dropped with the branch. The server holds
+  every branch's schema: schema reads, lint and deploy requests read its catalogs (schema.py);
 - a password is a MariaDB user ``REQUIRE SSL`` with grants on its branch's schema after its role (reader:
   SELECT; writer: INSERT, UPDATE, DELETE; readwriter: both; admin: ALL); renew re-passwords it, delete drops
   it; once the emulator's clock passes its expiry the account is locked (checked at every login and when the
@@ -18,11 +20,8 @@ How the platform maps onto the servers:
   server has), reset re-passwords it, delete drops it (with a successor: ``REASSIGN OWNED BY`` first), an
   expired role gets ``NOLOGIN``.
 
-A reset costs the servers nothing until the world changes or logs in (``DataPlaneHooks``).
-
-Until the server holds the schemas (issue 31 item 3) the emulator's schema model stays authoritative: before a
-login the branch's real tables are brought in line with the model's table names (missing tables created from
-the model's DDL, others dropped).
+A reset costs the servers nothing until the world changes or logs in (``DataPlaneHooks``); the template schemas
+stay on MariaDB across resets (a wipe keeps them).
 
 ``DataPlaneHooks`` is mixed into state.World: every method runs under its lock.
 """
@@ -30,7 +29,6 @@ the model's DDL, others dropped).
 import hashlib
 import json
 import os
-import re
 import threading
 
 from .records import ApiError, unauthorized, unprocessable
@@ -67,12 +65,6 @@ def server_name(database: str, branch: str, limit: int = 63) -> str:
     return f"{name[:limit - 14]}__{digest}"
 
 
-def mariadb_ddl(raw: str) -> str:
-    """A table's DDL as the emulator renders it (MySQL 8), in a form MariaDB 10.11 takes."""
-    return re.sub(r"COLLATE=utf8mb4_0900_\w+", "COLLATE=utf8mb4_general_ci", raw).replace("utf8mb4_0900_ai_ci",
-                                                                                            "utf8mb4_general_ci")
-
-
 class DataPlane:
     """Administrative access to both servers (over their Unix sockets) and logins as clients (TLS, verified)."""
 
@@ -86,6 +78,8 @@ class DataPlane:
         self._pg = None
         self.reused: set[str] = set()  # databases the last wipe kept
         self.owner = None  # the world the servers hold
+        self.templates: set[str] = set()  # template schemas, kept by a wipe
+        self.described: dict[str, dict] = {}  # descriptions of schemas that never change (templates, backups)
         self.latest = None  # the world made last: the one the MySQL edge's logins go to
         self.edge = None
         if "tls" in config:
@@ -159,7 +153,8 @@ class DataPlane:
         """Every schema, user and role the emulator made goes (a world going live). PostgreSQL databases named
         in keep_databases stay, emptied of what the roles owned (``reused``): making one costs 0.1-0.2 s."""
         schemas = [row[0] for row in self.my("SELECT schema_name FROM information_schema.schemata")
-                   if row[0] not in SYSTEM_SCHEMAS]
+                   if row[0] not in SYSTEM_SCHEMAS and row[0] not in self.templates]
+        self.described = {name: kept for name, kept in self.described.items() if name in self.templates}
         for schema in schemas:
             self.my(f"DROP DATABASE `{schema}`")
         users = [(user, host) for user, host in self.my("SELECT user, host FROM mysql.user")
@@ -186,28 +181,25 @@ class DataPlane:
 
     # ------------------------------------------------------------ MariaDB: schemas and users
 
-    def create_schema(self, schema: str, tables: dict) -> None:
-        """The schema made (when missing) and its tables brought in line with the model's."""
-        self.my(f"CREATE DATABASE IF NOT EXISTS `{schema}`")
-        self.sync_tables(schema, tables)
-
     def drop_schema(self, schema: str) -> None:
         self.my(f"DROP DATABASE IF EXISTS `{schema}`")
 
-    def sync_tables(self, schema: str, tables: dict) -> None:
-        """The schema's tables brought in line with the model's (name -> schema.Table): missing ones created
-        from the model's DDL (a stand-in with an id when MariaDB refuses it), others dropped."""
-        present = {row[0] for row in self.my("SELECT table_name FROM information_schema.tables "
-                                             "WHERE table_schema = %s", [schema])}
-        for name in present - set(tables):
-            self.my(f"DROP TABLE `{schema}`.`{name.replace('`', '``')}`")
-        for name in sorted(set(tables) - present):
-            quoted = f"`{schema}`.`{name.replace('`', '``')}`"
-            try:
-                self.my(f"USE `{schema}`")
-                self.my(mariadb_ddl(tables[name].raw()))
-            except Exception:  # pylint: disable=broad-except  # DDL of MySQL 8 that MariaDB does not know
-                self.my(f"CREATE TABLE IF NOT EXISTS {quoted} (id bigint PRIMARY KEY)")
+    def frozen(self, schema: str, describe) -> dict:
+        """The description of a schema that never changes once made (a template, a backup's copy), read once."""
+        if schema not in self.described:
+            self.described[schema] = describe(self, schema)
+        return self.described[schema]
+
+    def template(self, name: str, statements: list[str], run) -> str:
+        """A template schema made with the statements, once per emulator process (kept by wipe)."""
+        with self.lock:
+            if name not in self.templates:
+                self.my(f"DROP DATABASE IF EXISTS `{name}`")
+                self.my(f"CREATE DATABASE `{name}`")
+                run(self, name, statements)
+                self.described.pop(name, None)
+                self.templates.add(name)
+        return name
 
     def create_user(self, username: str, secret: str, schema: str, role: str) -> None:
         self.my("CREATE USER %s@'%%' IDENTIFIED BY %s REQUIRE SSL", [username, secret])
@@ -321,6 +313,7 @@ class DataPlaneHooks:
         self.data_secrets: dict[str, str] = {}  # password username -> secret, to make the users when going live
         self.data_locked: set[str] = set()
         self.data_made: set[str] = set()  # PostgreSQL branch databases on the server (made when first needed)
+        self.data_schemas: set[str] = set()  # MySQL branch schemas on the server (made when first needed, schema.py)
         self.data_seeded = False  # set by seed.build_world: changes after it make the world live
         self.data_live = False
 
@@ -348,6 +341,7 @@ class DataPlaneHooks:
         self.data_live = True
         self.data_locked = set()
         self.data_made = set()
+        self.data_schemas = set()
         for db, branch in branches:
             name = self.data_names[branch.model.id]
             if db.model.kind == "postgresql":
@@ -359,7 +353,7 @@ class DataPlaneHooks:
                 users = [(record, self.data_secrets.get(record.model.username)) for record in branch.passwords.values()]
                 users = [(record, secret) for record, secret in users if secret is not None]
                 if users:
-                    data.create_schema(name, branch.schema)
+                    self.made_schema(branch)
                 for record, secret in users:
                     data.create_user(record.model.username, secret, name, record.model.role)
         self.data_expire()
@@ -395,13 +389,7 @@ class DataPlaneHooks:
             self.data_made.discard(name)
         else:
             self.data.drop_schema(name)
-
-    def data_tables_changed(self, branch) -> None:
-        """A deploy or a revert changed a MySQL branch's tables in the model: the server's schema follows now
-        (the table set, as before a login)."""
-        name = self.data_names.get(branch.model.id)
-        if name is not None and branch.model.kind != "postgresql" and self._data_go_live() == "live":
-            self.data.create_schema(name, branch.schema)
+            self.data_schemas.discard(name)
 
     # ------------------------------------------------------------ passwords
 
@@ -412,7 +400,7 @@ class DataPlaneHooks:
         record.model.access_host_url = record.model.access_host_regional_url = self.data.mysql_host
         self.data_secrets[record.model.username] = secret
         if self._data_go_live() == "live":
-            self.data.create_schema(name, branch.schema)
+            self.made_schema(branch)
             self.data.create_user(record.model.username, secret, name, record.model.role)
 
     def data_password_renewed(self, record, secret: str) -> None:
@@ -490,7 +478,7 @@ class DataPlaneHooks:
                             name = self.data_names.get(branch.model.id)
                             if name is None or database not in (None, db.model.name):
                                 return None
-                            self.data.create_schema(name, branch.schema)
+                            self.made_schema(branch)
                             return name
         return None
 
@@ -510,7 +498,7 @@ class DataPlaneHooks:
                     name = self.data_names.get(branch.model.id)
                     found = next((r for r in branch.passwords.values() if r.model.username == username), None)
                     if found is not None:
-                        self.data.create_schema(name, branch.schema)
+                        self.made_schema(branch)
                         tables = self.data.mysql_login(username, password, name)
                         self._data_ready(branch, now)
                         return dict(organization=org.ref.name, database=db.model.name, branch=branch.model.name,

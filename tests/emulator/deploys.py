@@ -14,11 +14,13 @@ The state machine (timings are settings, records.Settings)::
     cancel: queued -> cancelled; in_progress, pending_cutover -> in_progress_cancel --step--> complete_cancel
 
 The schema goes live on the production branch on entering complete_pending_revert (the request is then
-closed and deployed); a revert puts the tables back as they were. ``step`` is deploy_step_delay.
+closed and deployed): real statements on its MariaDB schema (schema.py: CREATE TABLE ... LIKE the branch's, a
+shadow table swapped in for a change, the replaced table kept for the revert window); a revert puts the tables
+back as they were, keeping the rows written since where their columns still exist. ``step`` is
+deploy_step_delay.
 Transitions happen when anything in the database is read ("settled"), at the time they were due.
 """
 
-from copy import deepcopy as _copy
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from html import escape
@@ -44,7 +46,7 @@ from .models import (
 )
 from .records import DatabaseRecord, OrgRecord, Paging, Principal, Window, invalid_params, locked, not_found, stamp
 from .records import unprocessable, window
-from .schema import Change, highlight, lint, merge
+from .schema import Change, deploy_change, forget_kept, highlight, lint, merge, revert_change
 
 CHECKED = ("pending", "ready", "no_changes", "error")  # before any deploy: a schema change re-checks them
 DEPLOYING = ("queued", "submitting", "in_progress", "pending_cutover", "in_progress_vschema", "in_progress_cutover",
@@ -150,34 +152,36 @@ class DeployRequests:
     def _step(self, at: datetime) -> datetime:
         return at + timedelta(seconds=self.settings.deploy_step_delay)
 
-    @staticmethod
-    def _merge(db: DatabaseRecord, dr: DeployRequest) -> tuple[list[Change], str | None]:
-        """The three-way merge: the source branch's changes since its base, applied to the target as it is now;
-        and the sentence naming the tables both changed differently since the base (None: no conflict). A
-        branch with no base (one the world was seeded with) is compared with the target (its base is the
-        target)."""
+    def _merge(self, db: DatabaseRecord, dr: DeployRequest) -> tuple[list[Change], str | None, dict]:
+        """The three-way merge over the server's descriptions: the source branch's changes since its base,
+        applied to the target as it is now; the sentence naming the tables both changed differently since the
+        base (None: no conflict); and the source's description. A branch with no base (one the world was seeded
+        with) is compared with the target (its base is the target)."""
         source = db.branches.get(dr.branch)
         target = db.branches.get(dr.into_branch)
         if source is None or target is None:
-            return [], None
-        base = source.base if source.base is not None else target.schema
-        changes, conflicts = merge(base, source.schema, target.schema)
+            return [], None, {}
+        mine, now = self.describe_branch(source), self.describe_branch(target)
+        base = source.base if source.base is not None else now
+        changes, conflicts = merge(base, mine, now)
+        for change in changes:
+            if change.before is None:
+                change.create_sql = self.create_sql(source, change.table_name)
         if not conflicts:
-            return changes, None
+            return changes, None, mine
         tables = ", ".join(f"`{name}`" for name in conflicts)
         return changes, (f"Schema conflict: {'tables' if len(conflicts) > 1 else 'table'} {tables} changed both on "
                          f"branch {dr.branch!r} and, differently, on {dr.into_branch!r} since {dr.branch!r} was "
-                         f"made from it, so the changes cannot be merged")
+                         f"made from it, so the changes cannot be merged"), mine
 
     def _check(self, db: DatabaseRecord, record: DeployRecord, at: datetime) -> None:
         """The deploy check: the three-way merge into the production branch, and the lint of what it touches."""
         dr = record.model
         record.fail_state = None
-        source = db.branches.get(dr.branch)
-        changes, conflict = self._merge(db, dr)
+        changes, conflict, mine = self._merge(db, dr)
         record.operations = [self._operation(db, change, at) for change in changes]
         touched = [c.table_name for c in changes if c.after is not None]
-        errors = lint(source.schema, db.model.name, touched) if source else []
+        errors = lint(mine, db.model.name, touched)
         deployment = dr.deployment
         deployment.lint_errors = [LintError(**error) for error in errors]
         deployment.instant_ddl_eligible = bool(changes) and all(c.instant_eligible for c in changes)
@@ -288,17 +292,20 @@ class DeployRequests:
         dr, deployment = record.model, record.model.deployment
         when = stamp(at)
         target = db.branches.get(dr.into_branch)
-        if target is not None:
-            for op in record.operations:
-                change = op.change
-                if change.after is None:
-                    target.schema.pop(change.table_name, None)
-                else:
-                    target.schema[change.table_name] = _copy(change.after)
-            target.schema = dict(sorted(target.schema.items()))
-            target.model.schema_last_updated_at = when
-            self.data_tables_changed(target)
         source = db.branches.get(dr.branch)
+        failed = {}  # operation id -> the server's refusal (shown in its deploy_errors)
+        if target is not None:
+            if self.data is not None and target.model.kind != "postgresql":
+                schema = self.made_schema(target)
+                mine = self._schema_source(source) if source is not None and source.model.id == dr.branch_id \
+                    else None
+                for op in record.operations:
+                    if mine is not None or op.change.after is None:
+                        try:
+                            deploy_change(self.data, schema, mine, op.change, op.model.id)
+                        except Exception as error:  # pylint: disable=broad-except
+                            failed[op.model.id] = str(error)
+            target.model.schema_last_updated_at = when
         if source is not None and source.model.id == dr.branch_id and source.base is not None:
             # the deployed tables are now the branch's base: a later request carries only what changes after
             record.base_before = {op.change.table_name: source.base.get(op.change.table_name)
@@ -307,8 +314,10 @@ class DeployRequests:
                 if op.change.after is None:
                     source.base.pop(op.change.table_name, None)
                 else:
-                    source.base[op.change.table_name] = _copy(op.change.after)
+                    source.base[op.change.table_name] = op.change.after
         self._operations_to(record, "complete", at, 100.0)
+        for op in record.operations:
+            op.model.deploy_errors = failed.get(op.model.id)
         deployment.cutover_at = deployment.finished_at = when
         deployment.schema_last_updated_at = when
         dr.deployed_at = when
@@ -317,8 +326,11 @@ class DeployRequests:
             dr.closed_by = deployment.actor
 
     def _finish(self, db: DatabaseRecord, record: DeployRecord) -> None:
-        """The revert window is over: delete the branch when auto_delete_branch asks."""
+        """The revert window is over: the kept tables go; delete the branch when auto_delete_branch asks."""
         dr = record.model
+        if self.data is not None and self.data_live and self.data.owner is self:
+            for op in record.operations:
+                forget_kept(self.data, op.model.id)
         if dr.deployment.auto_delete_branch and not dr.branch_deleted:
             branch = db.branches.get(dr.branch)
             if branch is not None and branch.model.id == dr.branch_id and not branch.model.production \
@@ -329,15 +341,11 @@ class DeployRequests:
         target = db.branches.get(record.model.into_branch)
         if target is None:
             return
-        for op in record.operations:
-            change = op.change
-            if change.before is None:
-                target.schema.pop(change.table_name, None)
-            else:
-                target.schema[change.table_name] = _copy(change.before)
-        target.schema = dict(sorted(target.schema.items()))
+        if self.data is not None and target.model.kind != "postgresql":
+            schema = self.made_schema(target)
+            for op in reversed(record.operations):
+                revert_change(self.data, schema, op.change, op.model.id)
         target.model.schema_last_updated_at = stamp(at)
-        self.data_tables_changed(target)
         source = db.branches.get(record.model.branch)
         if record.base_before is not None and source is not None and source.model.id == record.model.branch_id \
                 and source.base is not None:
@@ -550,7 +558,7 @@ class DeployRequests:
                                 "database requires approval for deploys")
         if body.instant_ddl and not dr.deployment.instant_ddl_eligible:
             raise unprocessable(f"Deploy request #{number} is not eligible for instant DDL")
-        changes, conflict = self._merge(db, dr)  # production may have moved on since the check
+        changes, conflict, _ = self._merge(db, dr)  # production may have moved on since the check
         if conflict:
             raise unprocessable(f"Deploy request #{number} is not deployable: {conflict}")
         if not changes:

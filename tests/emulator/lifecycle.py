@@ -1,5 +1,6 @@
 """Branch lifecycle: rename and deletion protection (PATCH), promote and demote, safe migrations, the
-schema of a branch and its lint, and DDL through the control API (standing in for a MySQL connection).
+schema of a branch and its lint (read from the server, schema.py), and DDL through the control API (run on the
+server in the branch's schema, as a MySQL connection runs it).
 
 Mixed into state.World: every public method runs under its lock.
 """
@@ -7,7 +8,7 @@ Mixed into state.World: every public method runs under its lock.
 from .models import Branch, BranchUpdate, LintError, SchemaTable
 from .records import BranchRecord, DatabaseRecord, OrgRecord, Paging, Principal, Window, locked, not_found, stamp
 from .records import unprocessable, window
-from .schema import DdlError, apply_ddl, lint
+from .schema import lint, plain_html, run_statements, tables_of
 
 
 class BranchLifecycle:
@@ -76,7 +77,7 @@ class BranchLifecycle:
         branch = self.find_branch(org, database, name)
         model = branch.model
         if enabled and not model.safe_migrations:
-            errors = lint(branch.schema, db.model.name)
+            errors = lint(self.describe_branch(branch), db.model.name)
             if errors:
                 listed = "; ".join(f"table `{e['table_name']}`: {e['lint_error']}: {e['error_description']} "
                                    f"({e['docs_url']})" for e in errors)
@@ -93,17 +94,19 @@ class BranchLifecycle:
         branch = self.find_branch(org, database, name)
         if keyspace is not None and keyspace != db.model.name:
             raise not_found("Keyspace")
-        return [SchemaTable(name=t.name, html=t.html(), raw=t.raw()) for t in branch.schema.values()]
+        return [SchemaTable(name=name, html=plain_html(raw), raw=raw) for name, raw in self.branch_tables(branch)]
 
     @locked
     def branch_lint(self, org: OrgRecord, database: str, name: str, paging: Paging) -> Window[LintError]:
         db = self.find_database(org, database)
         branch = self.find_branch(org, database, name)
-        return window([LintError(**error) for error in lint(branch.schema, db.model.name)], paging)
+        return window([LintError(**error) for error in lint(self.describe_branch(branch), db.model.name)], paging)
 
     @locked
     def apply_branch_ddl(self, organization: str, database: str, name: str, statements: list[str]) -> dict:
-        """DDL on a branch, as a MySQL connection would run it: refused on a branch with safe migrations."""
+        """DDL on a branch, run on the server in the branch's schema as a MySQL connection runs it (in order; the
+        first statement the server refuses stops the batch, its message the 422's): refused on a branch with safe
+        migrations."""
         org = self.orgs.get(organization)
         if org is None:
             raise not_found("Organization")
@@ -112,11 +115,13 @@ class BranchLifecycle:
         if branch.model.safe_migrations:
             raise unprocessable(f"Branch {name!r} has safe migrations enabled: direct DDL is refused, "
                                 "make the change on a development branch and deploy it with a deploy request")
+        if branch.model.kind == "postgresql":
+            raise unprocessable(f"Branch {name!r} is a PostgreSQL branch: its schema changes through a connection")
+        schema = self.made_schema(branch)
         try:
-            schema = apply_ddl(branch.schema, statements)
-        except DdlError as exc:
-            raise unprocessable(str(exc)) from None
-        branch.schema = schema
-        branch.model.schema_last_updated_at = stamp(self.now())
-        self.recheck(db, name)
-        return {"branch": name, "tables": list(schema), "lint_errors": len(lint(schema, db.model.name))}
+            run_statements(self.data, schema, statements)
+        finally:
+            branch.model.schema_last_updated_at = stamp(self.now())
+            self.recheck(db, name)
+        return {"branch": name, "tables": tables_of(self.data, schema),
+                "lint_errors": len(lint(self.describe_branch(branch), db.model.name))}

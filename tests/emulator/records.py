@@ -26,7 +26,6 @@ from .models import (
     TeamMember,
     User,
 )
-from .schema import Schema
 
 T = TypeVar("T")
 
@@ -218,8 +217,8 @@ class BranchRecord:
     ready_at: datetime
     passwords: dict[str, PasswordRecord] = field(default_factory=dict)
     reports: dict[str, ReportRecord] = field(default_factory=dict)
-    schema: Schema = field(default_factory=dict)  # table name -> Table (schema.py)
-    base: Schema | None = None  # the schema it was made from (its deploy requests' base); None: its target's
+    template: str | None = None  # the server schema that describes it until it is made (schema.py); None: empty
+    base: dict | None = None  # the description it was made from (its deploy requests' base); None: its target's
     backups: dict[str, Any] = field(default_factory=dict)  # id -> backups.BackupRecord
     roles: dict[str, Any] = field(default_factory=dict)  # id -> postgres.RoleRecord (PostgreSQL branches)
 

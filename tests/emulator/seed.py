@@ -8,7 +8,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from .models import PasswordCreate, Region
 from .postgres import DEFAULT_MAJOR_VERSION, RoleCreate
 from .records import Settings, unprocessable
-from .schema import apply_ddl
 from .seed_access import OrgMembersFixture, ServiceTokensFixture, WebhooksFixture, seed_members, seed_service_tokens, \
     seed_webhooks
 from .state import World
@@ -73,7 +72,7 @@ def _seed(world: World) -> None:
         created=now - timedelta(days=300),
         ready=True,
     )
-    main.schema = apply_ddl({}, SEED_SCHEMA)
+    main.template = world.data_template("seed", SEED_SCHEMA)  # made on the server once per process
 
     regular = world.add_team(org, "Engineering", "Application engineers", admin, databases=(db,))
     for n in (1, 2):

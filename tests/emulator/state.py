@@ -11,7 +11,6 @@ follow the emulator clock: real UTC time plus an offset that the control API adv
 They are computed when a resource is read ("settled"), so nothing runs in the background.
 """
 
-import copy
 import hashlib
 import hmac
 import random
@@ -42,6 +41,7 @@ from .models import (
 from .access import Access
 from .backups import Backups
 from .databases import Databases
+from .schema import SchemaHooks
 from .dataplane import DataPlaneHooks
 from .deploys import DeployRequests
 from .lifecycle import BranchLifecycle
@@ -76,7 +76,8 @@ SIGNED_URL_LIFETIME = timedelta(minutes=5)
 SSO_MANAGED = "Teams managed by single sign-on cannot be updated"
 
 
-class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backups, Roles, DataPlaneHooks):
+class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backups, Roles, DataPlaneHooks,
+            SchemaHooks):
     def __init__(self, settings: Settings):
         self.lock = threading.RLock()
         self.settings = settings
@@ -187,11 +188,10 @@ class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backup
         )
         delay = 0 if ready else self.settings.ready_delay
         record = BranchRecord(model, ready_at=created + timedelta(seconds=delay))
-        if parent is not None:
-            record.schema = copy.deepcopy(parent.schema)  # a new branch starts with its parent's schema
-            record.base = copy.deepcopy(parent.schema)  # and remembers it: its deploy requests' base
         db.branches[name] = record
         self.data_branch_created(db, record)
+        if parent is not None:  # a new branch starts with its parent's schema and remembers it (its base)
+            self.data_schema_branched(record, parent)
         record.settle(self.now())
         return record
 
