@@ -590,7 +590,8 @@ class DataPlaneHooks:
             path = self.data.new_dump(backup.model.id, ".dump")
             backup.dump_size = self.data.dump_postgres(name, path)
         else:
-            self.data.create_schema(name, branch.schema)
+            if not self.data.my("SELECT 1 FROM information_schema.schemata WHERE schema_name = %s", [name]):
+                self.data.create_schema(name, branch.schema)  # not made yet: made as the model holds it
             path = self.data.new_dump(backup.model.id, ".sql")
             backup.dump_size = self.data.dump_mysql(name, path)
         self.data_dumps[backup.model.id] = path

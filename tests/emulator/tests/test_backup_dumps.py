@@ -57,6 +57,21 @@ def test_a_mysql_backup_is_a_dump_of_the_rows_and_a_restore_gives_them_back(api,
                                                                              ("kept@example.test",))
 
 
+def test_a_backup_dumps_the_schema_as_the_server_holds_it(api, dataplane):
+    ok(api.post(f"{DB}/branches", json={"name": "dev", "parent_branch": "main"}), 201)
+    api.advance(ok(api.control("GET", "/settings"))["ready_delay"])
+    admin = ok(api.post(f"{DB}/branches/dev/passwords", json={"name": "dev", "role": "admin"}), 201)
+    with mysql_login(dataplane, admin, schema="app__dev") as connection:
+        run(connection, "CREATE TABLE made_here (id bigint PRIMARY KEY)")
+        run(connection, "INSERT INTO made_here VALUES (7)")
+    backup = take_backup(api, DB, branch="dev")
+    [dump] = dumps(dataplane, backup["id"])
+    with open(dump, encoding="utf-8") as handle:
+        assert "INSERT INTO `made_here` VALUES\n(7)" in handle.read()
+    with mysql_login(dataplane, admin, schema="app__dev") as connection:  # taking the backup changed nothing
+        assert run(connection, "SELECT id FROM made_here") == ((7,),)
+
+
 def test_a_seeded_backup_restores_its_schema_from_a_dump_made_when_needed(api, dataplane):
     seeded = api.world["backups"]["main"][0]  # taken while seeding: the servers held nothing of the world
     assert dumps(dataplane, seeded) == []
