@@ -4,7 +4,8 @@
 """The emulator's data plane: a throwaway MariaDB and PostgreSQL in a temp dir, on free ports on 127.0.0.1.
 
 Both require TLS with a certificate of the emulator's CA (valid for 127.0.0.1 and localhost). ``start()``
-writes ``dataplane.json`` (addresses, the administrative logins over the servers' Unix sockets, the CA file)
+writes ``dataplane.json`` (addresses, the administrative logins over the servers' Unix sockets, the CA file, the
+directory, and the clients the emulator's backups run: mariadb-dump, mariadb, pg_dump, pg_restore)
 for ``python -m emulator --dataplane FILE``; ``stop()`` stops the servers by their process ids and removes
 the directory. A reaper process stops them too when the process that started them dies without stop()
 (it waits on a pipe that closes with that process), and atexit calls stop(). Standard library only: the
