@@ -276,15 +276,15 @@ class DataPlane:
                     os.rename(log, "%s.%d" % (log, attempt))
         self.config = {
             "ca_file": self.ca_file,
+            "mysql": {"host": HOST, "port": my_port, "socket": my_socket, "user": "root", "pid": self.mariadb.pid},
+            "postgres": {"host": HOST, "port": pg_port, "socket_dir": pg_dir, "user": "postgres",
+                         "pid": self.postgres.pid},
             "directory": self.directory,  # the emulator writes its backups' dumps below it
             # the clients of backups and restores, of the servers' own versions
             "clients": {"mysqldump": find("mariadb-dump", [MARIADB_BIN, "/usr/bin"]),
                         "mysql": find("mariadb", [MARIADB_BIN, "/usr/bin"]),
                         "pg_dump": find("pg_dump", [os.path.dirname(initdb)]),
                         "pg_restore": find("pg_restore", [os.path.dirname(initdb)])},
-            "mysql": {"host": HOST, "port": my_port, "socket": my_socket, "user": "root", "pid": self.mariadb.pid},
-            "postgres": {"host": HOST, "port": pg_port, "socket_dir": pg_dir, "user": "postgres",
-                         "pid": self.postgres.pid},
         }
         self.config_path = os.path.join(self.directory, "dataplane.json")
         with open(self.config_path, "w", encoding="utf-8") as handle:
