@@ -84,8 +84,8 @@ def test_restore_drill_playbook(ansible, emulator, tmp_path):
 COUNT_ROWS = """
 import os, sys
 import pymysql
-host, port = os.environ["DRILL_HOST"].rsplit(":", 1)
-connection = pymysql.connect(host=host, port=int(port), user=os.environ["DRILL_USER"],
+host, _, named = os.environ["DRILL_HOST"].partition(":")  # a host that names its port, or the port apart
+connection = pymysql.connect(host=host, port=int(os.environ["DRILL_PORT"] or named), user=os.environ["DRILL_USER"],
                              password=os.environ["DRILL_PASSWORD"], database=os.environ["DRILL_DATABASE"],
                              ssl_ca=os.environ["DRILL_CA"], ssl_verify_cert=True, ssl_verify_identity=True)
 with connection, connection.cursor() as cursor:
@@ -98,6 +98,7 @@ CHECK_TASKS = """
     argv: ["{{ ansible_playbook_python }}", "-c", %s]
   environment:
     DRILL_HOST: "{{ restore_drill_connection.host }}"
+    DRILL_PORT: "{{ restore_drill_connection.port | default('') }}"
     DRILL_USER: "{{ restore_drill_connection.username }}"
     DRILL_PASSWORD: "{{ restore_drill_connection.password }}"
     DRILL_DATABASE: "{{ drill_database }}"
