@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 
+import pymysql
 import pytest
 
 from conftest import mode, role_play
@@ -20,11 +21,14 @@ from harness import HarnessError
 DB = "/organizations/acme/databases/app"
 
 
-def backup_then_change(emulator):
-    """A branch 'staging' whose backup 'before-later' holds the table orders; the table later came after it."""
+def backup_then_change(emulator, before_backup=None):
+    """A branch 'staging' whose backup 'before-later' holds the table orders (and what before_backup writes); the
+    table later came after it."""
     emulator.api("POST", DB + "/branches", dict(name="staging", parent_branch="main"))
     emulator.advance(2)  # ready
     emulator.ddl("app", "staging", ["CREATE TABLE orders (id bigint PRIMARY KEY)"])
+    if before_backup is not None:
+        before_backup()
     backup = emulator.api("POST", DB + "/branches/staging/backups", dict(name="before-later"))
     emulator.advance(5)  # pending, running, success
     assert emulator.api("GET", DB + "/branches/staging/backups/" + backup["id"])["state"] == "success"
@@ -72,6 +76,85 @@ def test_restore_drill_playbook(ansible, emulator, tmp_path):
     ansible.run("planetscale.cloud.restore_drill", extra_vars=absent).succeeded(changed=0)
 
     ansible.assert_no_secret(connection["password"])
+
+
+# The drill's check (restore_drill_check_tasks): the restored rows read through the drill's password, a real
+# login (PyMySQL, TLS verified against the emulator's CA). The content tests run without community.mysql, so the
+# tasks file runs PyMySQL from ansible-playbook's own Python; a user's file has community.mysql.mysql_query.
+COUNT_ROWS = """
+import os, sys
+import pymysql
+host, _, named = os.environ["DRILL_HOST"].partition(":")  # a host that names its port, or the port apart
+connection = pymysql.connect(host=host, port=int(os.environ["DRILL_PORT"] or named), user=os.environ["DRILL_USER"],
+                             password=os.environ["DRILL_PASSWORD"], database=os.environ["DRILL_DATABASE"],
+                             ssl_ca=os.environ["DRILL_CA"], ssl_verify_cert=True, ssl_verify_identity=True)
+with connection, connection.cursor() as cursor:
+    cursor.execute("SELECT COUNT(*) FROM orders")
+    print(cursor.fetchone()[0])
+"""
+CHECK_TASKS = """
+- name: Count the orders of the restored branch through the drill's password
+  ansible.builtin.command:
+    argv: ["{{ ansible_playbook_python }}", "-c", %s]
+  environment:
+    DRILL_HOST: "{{ restore_drill_connection.host }}"
+    DRILL_PORT: "{{ restore_drill_connection.port | default('') }}"
+    DRILL_USER: "{{ restore_drill_connection.username }}"
+    DRILL_PASSWORD: "{{ restore_drill_connection.password }}"
+    DRILL_DATABASE: "{{ drill_database }}"
+    DRILL_CA: "{{ drill_ca_file }}"
+  register: drill_orders
+  changed_when: false
+
+- name: The restored branch holds the orders of the backup
+  ansible.builtin.assert:
+    that: drill_orders.stdout | int == drill_orders_expected | int
+    fail_msg: "The restored branch holds {{ drill_orders.stdout }} orders, not {{ drill_orders_expected }}."
+    success_msg: "The restored branch holds {{ drill_orders.stdout }} orders."
+""" % json.dumps(COUNT_ROWS)
+
+
+def server_schema(emulator, branch):
+    """The database a login names for a branch: the database's name through the emulator's MySQL edge, else the
+    branch's schema on MariaDB."""
+    return "app" if "mysql_edge" in emulator.world.get("dataplane", {}) else "app__" + branch
+
+
+def write_orders(emulator, branch, ids):
+    """Rows of orders written through a real login with a readwriter password of the branch."""
+    created = emulator.api("POST", DB + "/branches/%s/passwords" % branch, dict(name="writer-%d" % ids[0],
+                                                                                role="readwriter"))
+    host, port = created["access_host_url"].rsplit(":", 1)
+    connection = pymysql.connect(host=host, port=int(port), user=created["username"], password=created["plain_text"],
+                                 database=server_schema(emulator, branch), ssl_ca=emulator.world["ca_file"],
+                                 ssl_verify_cert=True, ssl_verify_identity=True, autocommit=True)
+    with connection, connection.cursor() as cursor:
+        cursor.executemany("INSERT INTO orders (id) VALUES (%s)", [(i,) for i in ids])
+
+
+def test_restore_drill_checks_the_rows_of_the_backup(ansible, emulator, tmp_path):
+    backup = backup_then_change(emulator, before_backup=lambda: write_orders(emulator, "staging", [1, 2, 3]))
+    write_orders(emulator, "staging", [4])  # after the backup: not restored
+    check = tmp_path / "check.yml"
+    check.write_text(CHECK_TASKS)
+    role_vars = dict(restore_drill_database="app", restore_drill_source_branch="staging",
+                     restore_drill_backup=backup["id"], restore_drill_check_tasks=str(check),
+                     restore_drill_connection_file=str(tmp_path / "drill.json"),
+                     drill_database=server_schema(emulator, "restore-drill"), drill_ca_file=emulator.world["ca_file"],
+                     drill_orders_expected=3)
+    ran = ansible.run(role_play(tmp_path, "restore_drill", role_vars)).succeeded(changed=3)  # branch, password, file
+    assert "The restored branch holds 3 orders." in ran.output
+    playbook = dict(restore_database="app", restore_source_branch="staging", restore_check_tasks=str(check),
+                    restore_connection_file=str(tmp_path / "drill.json"),
+                    **{key: value for key, value in role_vars.items() if key.startswith("drill_")})
+    ran = ansible.run("planetscale.cloud.restore_drill", extra_vars=playbook).succeeded(changed=0)
+    assert "The restored branch holds 3 orders." in ran.output
+
+    ansible.run(role_play(tmp_path, "restore_drill", dict(role_vars, drill_orders_expected=4))).failed(
+        "The restored branch holds 3 orders, not 4.")
+    ansible.run(role_play(tmp_path, "restore_drill", dict(role_vars, restore_drill_check_tasks="missing.yml"))).failed(
+        'restore_drill_check_tasks is "missing.yml", and')
+    ansible.assert_no_secret(json.loads((tmp_path / "drill.json").read_text())["password"])
 
 
 def test_restore_drill_role_restores_a_named_backup(ansible, emulator, tmp_path):

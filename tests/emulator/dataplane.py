@@ -18,7 +18,12 @@ How the platform maps onto the servers:
 - a PostgreSQL database's branch is a database on PostgreSQL (``<database>__<branch>``, the roles'
   ``database_name``); a role is a real role ``LOGIN PASSWORD`` with its ``inherited_roles`` granted (those the
   server has), reset re-passwords it, delete drops it (with a successor: ``REASSIGN OWNED BY`` first), an
-  expired role gets ``NOLOGIN``.
+  expired role gets ``NOLOGIN``;
+- a backup is a real dump, written to ``backups/`` of the servers' directory when the API takes it (``mysqldump
+  --single-transaction`` of the branch's schema, ``pg_dump -Fc`` of its database; its ``size`` is the dump's),
+  removed with the backup, its branch, or the world; a restore loads it into the new branch (``mysql``,
+  ``pg_restore``). The seed's backups, taken before the servers hold the world, get a dump of the backup's schema
+  (no rows: the servers held none) when a restore needs one.
 
 A reset costs the servers nothing until the world changes or logs in (``DataPlaneHooks``); the template schemas
 stay on MariaDB across resets (a wipe keeps them).
@@ -29,6 +34,10 @@ stay on MariaDB across resets (a wipe keeps them).
 import hashlib
 import json
 import os
+import re
+import shutil
+import subprocess
+import tempfile
 import threading
 
 from .records import ApiError, unauthorized, unprocessable
@@ -77,6 +86,7 @@ class DataPlane:
         self._my = None
         self._pg = None
         self.reused: set[str] = set()  # databases the last wipe kept
+        self.restored: set[str] = set()  # databases a restore loaded (their tables are the superuser's): not kept
         self.owner = None  # the world the servers hold
         self.templates: set[str] = set()  # template schemas, kept by a wipe
         self.described: dict[str, dict] = {}  # descriptions of schemas that never change (templates, backups)
@@ -152,6 +162,8 @@ class DataPlane:
     def wipe(self, keep_databases=()) -> None:
         """Every schema, user and role the emulator made goes (a world going live). PostgreSQL databases named
         in keep_databases stay, emptied of what the roles owned (``reused``): making one costs 0.1-0.2 s."""
+        self.remove_dumps()
+        keep_databases, self.restored = set(keep_databases) - self.restored, set()
         schemas = [row[0] for row in self.my("SELECT schema_name FROM information_schema.schemata")
                    if row[0] not in SYSTEM_SCHEMAS and row[0] not in self.templates]
         self.described = {name: kept for name, kept in self.described.items() if name in self.templates}
@@ -293,6 +305,69 @@ class DataPlane:
             rows = connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()
             return sorted(row[0] for row in rows)
 
+    # ------------------------------------------------------------ backups: dumps and restores
+
+    def _dumps_top(self) -> str:
+        return os.path.join(self.config.get("directory") or os.path.dirname(self.postgres["socket_dir"]), "backups")
+
+    def new_dump(self, backup_id: str, suffix: str) -> str:
+        """A new file for a backup's dump, in backups/ of the servers' directory (unique: worlds share the
+        servers and draw the same ids)."""
+        os.makedirs(self._dumps_top(), exist_ok=True)
+        handle, path = tempfile.mkstemp(prefix=f"{backup_id}-", suffix=suffix, dir=self._dumps_top())
+        os.close(handle)
+        return path
+
+    def remove_dumps(self) -> None:
+        """Every dump goes (the servers are emptied: the dumps belong to the world they held)."""
+        shutil.rmtree(self._dumps_top(), ignore_errors=True)
+
+    def _client(self, name: str) -> str:
+        """A client of the servers (mysqldump, mysql, pg_dump, pg_restore): the one the harness found, of the
+        servers' own version, else the one on PATH."""
+        found = self.config.get("clients", {}).get(name) or shutil.which(name)
+        if not found:
+            raise ApiError(503, "unavailable", f"The data plane has no {name}: start it through the test harness")
+        return found
+
+    @staticmethod
+    def _run(command: list[str], stdin=None) -> None:
+        done = subprocess.run(command, stdin=stdin, capture_output=True, check=False)
+        if done.returncode:
+            raise RuntimeError(f"{os.path.basename(command[0])} exited with {done.returncode}: "
+                               f"{done.stderr.decode(errors='replace')[-2000:]}")
+
+    def _my_admin(self) -> list[str]:
+        return ["--no-defaults", f"--socket={self.mysql['socket']}", f"--user={self.mysql['user']}",
+                "--default-character-set=utf8mb4"]
+
+    def _pg_admin_args(self) -> list[str]:
+        return ["-h", self.postgres["socket_dir"], "-p", str(self.postgres["port"]), "-U", self.postgres["user"]]
+
+    def dump_mysql(self, schema: str, path: str) -> int:
+        """mysqldump of a schema's tables and rows (one transaction, no CREATE DATABASE / USE: it loads into
+        any schema) to path; its size in bytes."""
+        self._run([self._client("mysqldump"), *self._my_admin(), "--single-transaction", "--routines",
+                   "--triggers", "--hex-blob", f"--result-file={path}", schema])
+        return os.path.getsize(path)
+
+    def load_mysql(self, schema: str, path: str) -> None:
+        """A dump of dump_mysql loaded into schema (its tables dropped and made again, with their rows)."""
+        with open(path, "rb") as dump:
+            self._run([self._client("mysql"), *self._my_admin(), "--binary-mode", schema], stdin=dump)
+
+    def dump_postgres(self, database: str, path: str) -> int:
+        """pg_dump -Fc of a database (schema and data) to path; its size in bytes."""
+        self._run([self._client("pg_dump"), *self._pg_admin_args(), "-Fc", "-f", path, "-d", database])
+        return os.path.getsize(path)
+
+    def restore_postgres(self, database: str, path: str) -> None:
+        """pg_restore of a dump of dump_postgres into database: its objects, owned by the superuser (the source's
+        roles are the source branch's), and their rows."""
+        self._run([self._client("pg_restore"), *self._pg_admin_args(), "-d", database, "--no-owner",
+                   "--no-privileges", "--clean", "--if-exists", "--exit-on-error", path])
+        self.restored.add(database)
+
 
 class DataPlaneHooks:
     """World methods that keep the servers in step with the emulated records (mixed into state.World).
@@ -316,6 +391,7 @@ class DataPlaneHooks:
         self.data_schemas: set[str] = set()  # MySQL branch schemas on the server (made when first needed, schema.py)
         self.data_seeded = False  # set by seed.build_world: changes after it make the world live
         self.data_live = False
+        self.data_dumps: dict[str, str] = {}  # backup id -> its dump on the servers' directory (data_backup_taken)
 
     def data_describe(self) -> dict:
         return self.data.describe() if self.data is not None else {}
@@ -337,6 +413,7 @@ class DataPlaneHooks:
                     for branch in db.branches.values() if branch.model.id in self.data_names]
         keep = [self.data_names[b.model.id] for db, b in branches if db.model.kind == "postgresql"]
         data.wipe(keep_databases=keep)
+        self.data_dumps = {}  # the wipe removed them: a restore makes one from the backup's schema (_data_dump_of)
         data.owner = self
         self.data_live = True
         self.data_locked = set()
@@ -377,6 +454,8 @@ class DataPlaneHooks:
             self.data_made.add(name)
 
     def data_branch_removed(self, branch) -> None:
+        for backup in branch.backups.values():  # a deleted branch's backups go with it
+            self.data_backup_deleted(backup)
         name = self.data_names.pop(branch.model.id, None)
         if self._data_go_live() != "live" or name is None:
             return
@@ -518,3 +597,64 @@ class DataPlaneHooks:
     def _data_ready(branch, now) -> None:
         if not branch.settle(now).ready:
             raise unprocessable(f"Branch {branch.model.name!r} is not ready")
+
+    # ------------------------------------------------------------ backups and restores
+
+    def data_backup_taken(self, branch, backup) -> None:
+        """A backup the API takes is a real dump of the branch as the server holds it now (mysqldump of its
+        schema, pg_dump -Fc of its database), the moment the emulator keeps the backup's schema of; its size is
+        the dump's. The clock only decides when it shows as successful. A backup made to fail dumps nothing; one
+        taken while seeding (the servers hold nothing of the world yet) is dumped when a restore needs it."""
+        if backup.end_state != "success" or self._data_go_live() is None:
+            return
+        name = self.data_names.get(branch.model.id)
+        if name is None:
+            return
+        if branch.model.kind == "postgresql":
+            self._data_database(name)
+            path = self.data.new_dump(backup.model.id, ".dump")
+            backup.dump_size = self.data.dump_postgres(name, path)
+        else:
+            self.made_schema(branch)  # a branch not made yet is made from its template first
+            path = self.data.new_dump(backup.model.id, ".sql")
+            backup.dump_size = self.data.dump_mysql(name, path)
+        self.data_dumps[backup.model.id] = path
+
+    def _data_dump_of(self, backup) -> str | None:
+        """The backup's dump; for a MySQL backup without one (taken while seeding, or the servers emptied since by
+        another world going live) a dump made now of the server schema the backup's tables are kept in (its
+        ``source``: the template it was described by, or the copy taken with it): the servers held none of its
+        rows. None for such a PostgreSQL backup (its database was empty) or a backup of no tables."""
+        path = self.data_dumps.get(backup.model.id)
+        if path is not None and os.path.exists(path):
+            return path
+        source = backup.source
+        if backup.branch.model.kind == "postgresql" or source is None or not self.data.my(
+                "SELECT 1 FROM information_schema.schemata WHERE schema_name = %s", [source]):
+            return None
+        path = self.data.new_dump(backup.model.id, ".sql")
+        backup.dump_size = self.data.dump_mysql(source, path)
+        self.data_dumps[backup.model.id] = path
+        return path
+
+    def data_branch_restored(self, backup, branch) -> None:
+        """A branch restored from a backup: the backup's dump loaded into its schema (MariaDB) or database
+        (PostgreSQL), tables and rows."""
+        if backup is None or self._data_go_live() is None:
+            return
+        name = self.data_names.get(branch.model.id)
+        path = self._data_dump_of(backup) if name is not None else None
+        if path is None:
+            return
+        if branch.model.kind == "postgresql":
+            self._data_database(name)
+            self.data.restore_postgres(name, path)
+        else:
+            self.made_schema(branch)  # from the backup's copy (data_restore_schema), then its dump: tables and rows
+            self.data.load_mysql(name, path)
+
+    def data_backup_deleted(self, backup) -> None:
+        """A deleted backup's dump goes."""
+        path = self.data_dumps.pop(backup.model.id, None) if self.data is not None else None
+        if path is not None and os.path.exists(path):
+            os.remove(path)

@@ -4,7 +4,8 @@
 """The emulator's data plane: a throwaway MariaDB and PostgreSQL in a temp dir, on free ports on 127.0.0.1.
 
 Both require TLS with a certificate of the emulator's CA (valid for 127.0.0.1 and localhost). ``start()``
-writes ``dataplane.json`` (addresses, the administrative logins over the servers' Unix sockets, the CA file)
+writes ``dataplane.json`` (addresses, the administrative logins over the servers' Unix sockets, the CA file, the
+directory, and the clients the emulator's backups run: mariadb-dump, mariadb, pg_dump, pg_restore)
 for ``python -m emulator --dataplane FILE``; ``stop()`` stops the servers by their process ids and removes
 the directory. A reaper process stops them too when the process that started them dies without stop()
 (it waits on a pipe that closes with that process), and atexit calls stop(). Standard library only: the
@@ -280,6 +281,12 @@ class DataPlane:
             "mysql": {"host": HOST, "port": my_port, "socket": my_socket, "user": "root", "pid": self.mariadb.pid},
             "postgres": {"host": HOST, "port": pg_port, "socket_dir": pg_dir, "user": "postgres",
                          "pid": self.postgres.pid},
+            "directory": self.directory,  # the emulator writes its backups' dumps below it
+            # the clients of backups and restores, of the servers' own versions
+            "clients": {"mysqldump": find("mariadb-dump", [MARIADB_BIN, "/usr/bin"]),
+                        "mysql": find("mariadb", [MARIADB_BIN, "/usr/bin"]),
+                        "pg_dump": find("pg_dump", [os.path.dirname(initdb)]),
+                        "pg_restore": find("pg_restore", [os.path.dirname(initdb)])},
         }
         self.config_path = os.path.join(self.directory, "dataplane.json")
         with open(self.config_path, "w", encoding="utf-8") as handle:
