@@ -9,7 +9,7 @@ import glob
 import os
 import subprocess
 
-from harness import ROOT, demo_vars
+from harness import DB_COLLECTIONS_PATH, ROOT, demo_vars
 
 
 def galaxy(ansible, collections_path, *args):
@@ -39,7 +39,7 @@ def test_built_collection_installs_and_runs_the_demo(ansible, emulator, tmp_path
 
     emulator.seed(reports=dict(branch="main", count=1))
     run = ansible.run("planetscale.cloud.demo", extra_vars=demo_vars(emulator, tmp_path / "demo"),
-                      collections_path=str(installed))
+                      collections_path=os.pathsep.join((str(installed), DB_COLLECTIONS_PATH)))
     run.succeeded()
     assert str(collection / "roles" / "branch_environment") in run.output  # the installed copy's role ran
     assert (tmp_path / "demo" / "audit.md").is_file()

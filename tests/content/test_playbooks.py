@@ -21,15 +21,19 @@ def test_demo(ansible, emulator, tmp_path):
     extra_vars = demo_vars(emulator, output)
 
     # the output directory, the team, the branch, its password and connection file, the tokens and their file, the
-    # report and its JSON, the access review and its JSON
-    first = ansible.run("planetscale.cloud.demo", extra_vars=extra_vars).succeeded(changed=11)
+    # report and its JSON, the access review and its JSON (11); the schema change: the development branch, its
+    # password and file, the table made through its connection, the deploy request opened, deployed and its revert
+    # window skipped, the reader's password of production and its file (8)
+    first = ansible.run("planetscale.cloud.demo", extra_vars=extra_vars).succeeded(changed=19)
     for said in ("Acting as admin@acme.test in organization acme.",
                  "app can use us-east, us-west, eu-west, ap-northeast; its default region is us-east.",
                  "Engineering has 4 members:",
                  "Branch demo-preview of database app is ready.",
                  "everyone has 260 members",
                  "main has 3 query-pattern reports",
-                 "The access token is active until"):
+                 "The access token is active until",
+                 "The orders table, made on demo-orders through its own connection, is live on main (deploy request #1,"
+                 " complete): a reader of main counts 0 rows in it."):
         assert said in first.output, said
     assert mode(output) == "0o700"
     assert mode(output / "preview-connection.json") == "0o600" and mode(output / "oauth-token.json") == "0o600"
@@ -52,7 +56,9 @@ def test_demo(ansible, emulator, tmp_path):
     assert emulator.writes() == []
 
     secrets = json.loads((output / "preview-connection.json").read_text())["password"], \
-        json.loads((output / "oauth-token.json").read_text())["refresh_token"]
+        json.loads((output / "oauth-token.json").read_text())["refresh_token"], \
+        json.loads((output / "demo-orders-migrate.json").read_text())["password"], \
+        json.loads((output / "main-reader.json").read_text())["password"]
     ansible.assert_no_secret(*secrets)
 
 

@@ -31,7 +31,7 @@ import sys
 import pytest
 import yaml
 
-from harness import ROOT, demo_vars
+from harness import DB_COLLECTIONS_PATH, ROOT, demo_vars
 from harness.secrets import ISSUED_SECRET
 
 RUNNER = os.path.join(os.path.dirname(sys.executable), "ansible-runner")
@@ -154,7 +154,9 @@ def run_job(tmp_path, emulator, collections, playbook, extravars, cmdline=None):
                    PLANETSCALE_SERVICE_TOKEN=world["service_token"]["token"],
                    PLANETSCALE_CLIENT_ID=world["oauth_application"]["client_id"],
                    PLANETSCALE_CLIENT_SECRET=world["oauth_application"]["client_secret"],
-                   ANSIBLE_COLLECTIONS_PATH=collections, ANSIBLE_COLLECTIONS_SCAN_SYS_PATH="false",
+                   # the execution environment's collections: this one, and the database modules the demo uses
+                   ANSIBLE_COLLECTIONS_PATH=os.pathsep.join((collections, DB_COLLECTIONS_PATH)),
+                   ANSIBLE_COLLECTIONS_SCAN_SYS_PATH="false",
                    ANSIBLE_HOME=str(tmp_path / "ansible-home"), ANSIBLE_LOCAL_TEMP=str(tmp_path / "local-tmp"),
                    ANSIBLE_REMOTE_TEMP=str(tmp_path / "remote-tmp"), ANSIBLE_RETRY_FILES_ENABLED="false",
                    ANSIBLE_LOCALHOST_WARNING="false")

@@ -24,8 +24,10 @@ from .emulator import ROOT, HarnessError
 from .output import TaskResult, printed
 
 CALLBACKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "callback_plugins")
-# ansible.mysql, community.mysql, community.postgresql: the modules users run their DDL with (make db-collections)
-DB_COLLECTIONS = os.path.join(ROOT, "build", "collections", "ansible_collections")
+# ansible.mysql, community.mysql, community.postgresql: the modules users run their DDL with (make db-collections),
+# a collections path of their own
+DB_COLLECTIONS_PATH = os.path.join(ROOT, "build", "collections")
+DB_COLLECTIONS = os.path.join(DB_COLLECTIONS_PATH, "ansible_collections")
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)|The full traceback is|MODULE FAILURE|module_stderr|"
                        r"\"exception\":")
 
