@@ -136,3 +136,23 @@ def test_the_ddl_endpoint_runs_on_the_server_and_answers_its_message(api, datapl
     with connect(api, dataplane, "dev", "reader") as connection:
         assert sorted(row[0] for row in run(connection, "SHOW TABLES")) == ["notes", "users"]
     assert api.get(MAIN + "/schema").status_code == 200
+
+
+def server_schemas(dataplane, pattern):
+    admin = dataplane.config["mysql"]
+    connection = pymysql.connect(unix_socket=admin["socket"], user=admin["user"])
+    with connection, connection.cursor() as cursor:
+        cursor.execute("SHOW DATABASES LIKE %s", [pattern])
+        return sorted(row[0] for row in cursor.fetchall())
+
+
+def test_seeding_and_reading_make_no_schema_until_one_is_needed(api, dataplane):
+    seeded = api.control("POST", "/seed", json={"databases": {"count": 10, "branches": 2},
+                                                 "branches": {"count": 3, "prefix": "load"}})
+    assert seeded.status_code == 200, seeded.text
+    assert server_schemas(dataplane, "db-%") == [] and server_schemas(dataplane, "app%") == []
+    assert schema(api, "load-1") == schema(api, "main") and list(schema(api, "main")) == ["users"]  # the template
+    assert api.get("/v1/organizations/acme/databases/db-1/branches/dev-1/schema").json()["data"] == []
+    assert server_schemas(dataplane, "app%") == []
+    password(api, "load-2", "reader")  # a password needs its branch's schema: made from the seed template
+    assert server_schemas(dataplane, "app%") == ["app__load-2"]
