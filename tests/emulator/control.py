@@ -154,7 +154,8 @@ async def seed(request: Request, body: SeedRequest):
 
 @router.post("/branches/{organization}/{database}/{branch}/ddl")
 async def branch_ddl(request: Request, organization: str, database: str, branch: str, body: DdlRequest):
-    """DDL on a branch, standing in for a MySQL connection: 422 for a statement it cannot parse."""
+    """DDL on a branch, run on the server in its schema as a MySQL connection runs it: 422 for a statement the
+    server refuses (its message)."""
     return world_of(request).apply_branch_ddl(organization, database, branch, body.statements)
 
 

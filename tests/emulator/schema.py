@@ -72,8 +72,12 @@ def describe(data, schema: str) -> dict:
         index = indexes.setdefault((table, name), {"name": name, "unique": not int(non_unique), "type": index_type,
                                                    "columns": []})
         index["columns"].append([column, sub_part])
-    for (table, _), index in sorted(indexes.items(), key=lambda item: (item[0][0], item[0][1] != "PRIMARY",
-                                                                        item[0][1])):
+
+    def order(item):
+        (table, name), _ = item
+        return table, name != "PRIMARY", name
+
+    for (table, _), index in sorted(indexes.items(), key=order):
         tables[table]["indexes"].append(index)
     return tables
 
@@ -134,8 +138,10 @@ def _index_sql(index: dict) -> str:
     parts = ",".join(quote(name) + (f"({length})" if length else "") for name, length in index["columns"])
     if index["name"] == "PRIMARY":
         return f"PRIMARY KEY ({parts})"
-    kind = "UNIQUE KEY" if index["unique"] else f"{index['type']} KEY" if index["type"] in ("FULLTEXT",
-                                                                                         "SPATIAL") else "KEY"
+    if index["unique"]:
+        kind = "UNIQUE KEY"
+    else:
+        kind = f"{index['type']} KEY" if index["type"] in ("FULLTEXT", "SPATIAL") else "KEY"
     return f"{kind} {quote(index['name'])} ({parts})"
 
 
@@ -220,7 +226,7 @@ def merge(base: dict, source: dict, target: dict) -> tuple[list[Change], list[st
     changes, conflicts = [], []
     for name in sorted(set(base) | set(source)):
         was, mine, now = base.get(name), source.get(name), target.get(name)
-        if was == mine or now == mine:
+        if mine in (was, now):
             continue
         if now != was:
             conflicts.append(name)

@@ -238,8 +238,8 @@ class Emulator:
         return self.control("POST", "/connect", dict(username=username, password=password))
 
     def ddl(self, database, branch, statements, organization=None):
-        """Run DDL statements on a branch, as a MySQL connection would (CREATE/ALTER/DROP TABLE...); a statement
-        the emulator cannot parse, or one the schema refuses, raises HarnessError (HTTP 422) and changes nothing."""
+        """Run DDL statements on a branch's schema on the data plane, in order, as a MySQL connection runs them; a
+        statement the server refuses raises HarnessError (HTTP 422, the server's message; those before it stay)."""
         return self.control("POST", "/branches/%s/%s/%s/ddl" % (organization or self.world["organization"], database,
                                                                 branch), dict(statements=list(statements)))
 

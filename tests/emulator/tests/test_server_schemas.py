@@ -136,3 +136,64 @@ def test_the_ddl_endpoint_runs_on_the_server_and_answers_its_message(api, datapl
     with connect(api, dataplane, "dev", "reader") as connection:
         assert sorted(row[0] for row in run(connection, "SHOW TABLES")) == ["notes", "users"]
     assert api.get(MAIN + "/schema").status_code == 200
+
+
+def server_schemas(dataplane, pattern):
+    admin = dataplane.config["mysql"]
+    connection = pymysql.connect(unix_socket=admin["socket"], user=admin["user"])
+    with connection, connection.cursor() as cursor:
+        cursor.execute("SHOW DATABASES LIKE %s", [pattern])
+        return sorted(row[0] for row in cursor.fetchall())
+
+
+def test_seeding_and_reading_make_no_schema_until_one_is_needed(api, dataplane):
+    fixtures = {"databases": {"count": 10, "branches": 2}, "branches": {"count": 3, "prefix": "load"}}
+    seeded = api.control("POST", "/seed", json=fixtures)
+    assert seeded.status_code == 200, seeded.text
+    assert server_schemas(dataplane, "db-%") == [] and server_schemas(dataplane, "app%") == []
+    assert schema(api, "load-1") == schema(api, "main") and list(schema(api, "main")) == ["users"]  # the template
+    assert api.get("/v1/organizations/acme/databases/db-1/branches/dev-1/schema").json()["data"] == []
+    assert server_schemas(dataplane, "app%") == []
+    password(api, "load-2", "reader")  # a password needs its branch's schema: made from the seed template
+    assert server_schemas(dataplane, "app%") == ["app__load-2"]
+
+
+def test_a_dropped_table_comes_back_with_its_rows_at_a_revert(api, dataplane):
+    with connect(api, dataplane, "main", "readwriter") as production:
+        run(production, "INSERT INTO users (email) VALUES ('a@example.test')")
+    dev_branch(api, "dev")
+    with connect(api, dataplane, "dev", "admin") as connection:
+        run(connection, "CREATE TABLE keep_me (id bigint NOT NULL PRIMARY KEY)")
+        run(connection, "DROP TABLE users")
+    number, body = checked(api, "dev")
+    assert sorted(operations(body)) == [("keep_me", "CREATE"), ("users", "DROP")]
+    assert [op["can_drop_data"] for op in body["deployment"]["deploy_operations"]] == [False, True]
+    act(api, number, "deploy")
+    api.advance(2)
+    with connect(api, dataplane, "main", "reader") as production:
+        assert [row[0] for row in run(production, "SHOW TABLES")] == ["keep_me"]
+    assert server_schemas(dataplane, "_emulator_kept") == ["_emulator_kept"]
+    act(api, number, "revert")
+    api.advance(1)
+    with connect(api, dataplane, "main", "reader") as production:
+        assert [row[0] for row in run(production, "SHOW TABLES")] == ["users"]
+        assert run(production, "SELECT email FROM users") == (("a@example.test",),)
+
+
+def kept_tables(dataplane):
+    admin = dataplane.config["mysql"]
+    connection = pymysql.connect(unix_socket=admin["socket"], user=admin["user"])
+    with connection, connection.cursor() as cursor:
+        cursor.execute("SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = '_emulator_kept'")
+        return [row[0] for row in cursor.fetchall()]
+
+
+def test_the_replaced_table_is_kept_for_the_revert_window_only(api, dataplane):
+    dev_branch(api, "dev")
+    with connect(api, dataplane, "dev", "admin") as connection:
+        run(connection, "ALTER TABLE users ADD COLUMN nickname varchar(64)")
+    number = deployed(api, "dev")
+    assert len(kept_tables(dataplane)) == 1  # production's users as it was, for a revert
+    act(api, number, "skip-revert")
+    assert get(api, number)["deployment_state"] == "complete"
+    assert kept_tables(dataplane) == []
