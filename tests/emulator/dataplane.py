@@ -34,7 +34,6 @@ stay on MariaDB across resets (a wipe keeps them).
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import tempfile
