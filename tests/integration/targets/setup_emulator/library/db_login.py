@@ -112,9 +112,7 @@ def postgres_session(target, ca_file):
 
 def refusal(error, secret):
     """code, message of a server's refusal (MySQL: the error number; PostgreSQL: the SQLSTATE), without the secret."""
-    code = getattr(error, "sqlstate", None)
-    if code is None and error.args and isinstance(error.args[0], int):
-        code = error.args[0]
+    code = error.args[0] if error.args and isinstance(error.args[0], int) else getattr(error, "sqlstate", None)
     message = error.args[1] if len(error.args) > 1 and isinstance(error.args[1], str) else str(error)
     return code, message.replace(secret, "********") if secret else message
 
