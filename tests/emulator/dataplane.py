@@ -98,14 +98,30 @@ class DataPlane:
         self._pg = None
         self.reused: set[str] = set()  # databases the last wipe kept
         self.owner = None  # the world the servers hold
+        self.latest = None  # the world made last: the one the MySQL edge's logins go to
+        self.edge = None
+        if "tls" in config:
+            from .edge import MySQLEdge
+
+            self.edge = MySQLEdge((self.mysql["host"], self.mysql["port"]), config["tls"]["cert"],
+                                  config["tls"]["key"], self.ca_file, self._route)
+
+    def _route(self, username: str, database: str | None) -> str | None:
+        world = self.latest
+        return world.data_route(username, database) if world is not None else None
 
     def describe(self) -> dict:
-        return {"ca_file": self.ca_file,
-                "dataplane": {"mysql": f"{self.mysql['host']}:{self.mysql['port']}",
-                              "postgres": f"{self.postgres['host']}:{self.postgres['port']}"}}
+        servers = {"mysql": f"{self.mysql['host']}:{self.mysql['port']}",
+                   "postgres": f"{self.postgres['host']}:{self.postgres['port']}"}
+        if self.edge is not None:
+            servers["mysql_edge"] = self.edge.address
+        return {"ca_file": self.ca_file, "dataplane": servers}
 
     @property
     def mysql_host(self) -> str:
+        """Where passwords connect: the MySQL edge (the server itself when there is none)."""
+        if self.edge is not None:
+            return self.edge.address
         return f"{self.mysql['host']}:{self.mysql['port']}"
 
     @property
@@ -284,6 +300,8 @@ class DataPlaneHooks:
     def data_setup(self) -> None:
         """The world's start (names of its branches on the servers: data_names, by branch id)."""
         self.data = current()
+        if self.data is not None:
+            self.data.latest = self
         self.data_names: dict[str, str] = {}
         self.data_secrets: dict[str, str] = {}  # password username -> secret, to make the users when going live
         self.data_locked: set[str] = set()
@@ -454,6 +472,24 @@ class DataPlaneHooks:
                         if record.settle(now, branch).expired and record.model.username not in self.data_locked:
                             self.data.lock_role(record.model.username)
                             self.data_locked.add(record.model.username)
+
+    def data_route(self, username: str, database: str | None) -> str | None:
+        """The schema a password's login to ``database`` goes to (the MySQL edge, edge.py): its branch's, made now
+        (the world going live first, expired passwords locked), when ``database`` is the branch's database or
+        none; None for anything else (the server then refuses the login as it is)."""
+        with self.lock:
+            self._data_go_live()
+            self.data_expire()
+            for org in self.orgs.values():
+                for db in org.databases.values():
+                    for branch in db.branches.values():
+                        if any(r.model.username == username for r in branch.passwords.values()):
+                            name = self.data_names.get(branch.model.id)
+                            if name is None or database not in (None, db.model.name):
+                                return None
+                            self.data.create_schema(name, branch.schema)
+                            return name
+        return None
 
     def data_serve(self) -> None:
         """The world's credentials leave the emulator (GET /_emulator/world shows the seeded ones): from now on the

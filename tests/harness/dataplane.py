@@ -275,6 +275,8 @@ class DataPlane:
                     os.rename(log, "%s.%d" % (log, attempt))
         self.config = {
             "ca_file": self.ca_file,
+            # the server certificate (for 127.0.0.1 and localhost) the emulator's MySQL edge shows its clients
+            "tls": {"cert": os.path.join(self.cert_dir, "server.crt"), "key": os.path.join(self.cert_dir, "server.key")},
             "mysql": {"host": HOST, "port": my_port, "socket": my_socket, "user": "root", "pid": self.mariadb.pid},
             "postgres": {"host": HOST, "port": pg_port, "socket_dir": pg_dir, "user": "postgres",
                          "pid": self.postgres.pid},

@@ -1,10 +1,14 @@
 """The data plane: credentials the emulator mints log in to real servers (MariaDB, PostgreSQL) over TLS verified
 against the emulator's CA, with the platform's grants; rotation, deletion and expiry refuse the old secret."""
 
+import subprocess
+
 import psycopg
 import pymysql
 import pytest
 from psycopg import sql
+
+from emulator.dataplane import current
 
 from .conftest import MAIN
 
@@ -19,10 +23,11 @@ def password(api, role, **body):
     return answer.json()
 
 
-def mysql_login(dataplane, created, secret=None, schema="app__main", **options):
-    """A client's login with the password's connection details: the host (host:port) the emulator answered."""
+def mysql_login(dataplane, created, secret=None, schema="app", **options):
+    """A client's login with the password's connection details, as the platform documents them: the host
+    (host:port) the emulator answered, which is the MySQL edge (edge.py), and the database's name."""
     host, port = created["access_host_url"].rsplit(":", 1)
-    assert (host, int(port)) == (dataplane.config["mysql"]["host"], dataplane.config["mysql"]["port"])
+    assert f"{host}:{port}" == current().edge.address != "127.0.0.1:%d" % dataplane.config["mysql"]["port"]
     return pymysql.connect(host=host, port=int(port), user=created["username"],
                            password=secret or created["plain_text"], database=schema, autocommit=True,
                            **(options or dict(ssl_ca=dataplane.ca_file, ssl_verify_cert=True,
@@ -52,7 +57,8 @@ def test_world_names_the_ca_and_the_servers(api, dataplane):
     world = api.control("GET", "/world").json()
     assert world["ca_file"] == dataplane.ca_file
     assert world["dataplane"] == {"mysql": f"127.0.0.1:{dataplane.config['mysql']['port']}",
-                                  "postgres": f"127.0.0.1:{dataplane.config['postgres']['port']}"}
+                                  "postgres": f"127.0.0.1:{dataplane.config['postgres']['port']}",
+                                  "mysql_edge": current().edge.address}
 
 
 def test_a_reader_selects_and_cannot_write(api, dataplane):
@@ -87,7 +93,7 @@ def development_branch(api, name="dev-x"):
 def test_an_admin_changes_the_schema_of_its_development_branch_only(api, dataplane):
     dev = development_branch(api)
     admin = api.post(f"{dev}/passwords", json={"name": "dev-admin", "role": "admin"}).json()
-    with mysql_login(dataplane, admin, schema="app__dev-x") as connection:
+    with mysql_login(dataplane, admin) as connection:
         run(connection, "CREATE TABLE orders (id bigint PRIMARY KEY)")
         assert sorted(row[0] for row in run(connection, "SHOW TABLES")) == ["orders", "users"]
         with pytest.raises(pymysql.err.OperationalError) as caught:
@@ -112,7 +118,7 @@ def test_safe_migrations_refuse_an_admins_direct_ddl_and_its_end_allows_it(api, 
     dev = development_branch(api)
     on_dev = api.post(f"{dev}/passwords", json={"name": "dev-admin", "role": "admin"}).json()
     assert api.post(f"{dev}/safe-migrations").json()["safe_migrations"] is True
-    with mysql_login(dataplane, on_dev, schema="app__dev-x") as connection:
+    with mysql_login(dataplane, on_dev) as connection:
         denied(connection, "CREATE TABLE t (id bigint PRIMARY KEY)")
 
 
@@ -143,6 +149,39 @@ def test_an_expired_password_no_longer_logs_in(api, dataplane):
     mysql_login(dataplane, created, renewed["plain_text"]).close()
 
 
+def test_the_edge_takes_a_login_to_its_branch_whatever_the_client(api, dataplane):
+    """The MySQL edge: a login to the database's name (or to none) reaches the password's branch; the edge shows
+    the emulator's certificate (verified), and MariaDB's own client (libmariadb) works through it as PyMySQL does;
+    a login naming a database that is not the password's is refused by the server, not rerouted."""
+    created = password(api, "reader")
+    with mysql_login(dataplane, created, schema=None) as connection:
+        assert run(connection, "SELECT DATABASE()") == (("app__main",),)
+    host, port = created["access_host_url"].rsplit(":", 1)
+    client = subprocess.run(["mariadb", "--host", host, "--port", port, "--user", created["username"],
+                             "--password=" + created["plain_text"], "--ssl-ca", dataplane.ca_file,
+                             "--ssl-verify-server-cert", "--batch", "--skip-column-names", "app",
+                             "-e", "SELECT DATABASE(); SHOW TABLES"], capture_output=True, text=True, timeout=30)
+    assert client.returncode == 0, client.stderr
+    assert client.stdout.split() == ["app__main", "users"]
+    with pytest.raises(pymysql.err.OperationalError) as caught:
+        mysql_login(dataplane, created, schema="mysql").close()
+    assert caught.value.args[0] == 1044  # access denied to that database
+    with pytest.raises(pymysql.err.OperationalError):  # the edge's certificate is the emulator CA's, verified
+        mysql_login(dataplane, created, ssl_ca=certifi_like_empty_ca(dataplane), ssl_verify_cert=True).close()
+
+
+def certifi_like_empty_ca(dataplane):
+    """A CA file that does not hold the emulator's CA: verifying the edge against it fails."""
+    import os
+    import tempfile
+
+    import trustme
+
+    path = os.path.join(tempfile.mkdtemp(), "other-ca.pem")
+    trustme.CA().cert_pem.write_to_path(path)
+    return path
+
+
 def test_a_branch_is_a_schema_with_its_parents_tables_gone_with_the_branch(api, dataplane):
     created = api.post("/v1/organizations/acme/databases/app/branches",
                        json={"name": "feature-x", "parent_branch": "main"})
@@ -151,7 +190,7 @@ def test_a_branch_is_a_schema_with_its_parents_tables_gone_with_the_branch(api, 
     login = password(api, "admin")
     branch_password = api.post("/v1/organizations/acme/databases/app/branches/feature-x/passwords",
                                json={"name": "dev", "role": "admin"}).json()
-    with mysql_login(dataplane, branch_password, schema="app__feature-x") as connection:
+    with mysql_login(dataplane, branch_password) as connection:  # the edge takes it to app__feature-x
         assert [row[0] for row in run(connection, "SHOW TABLES")] == ["users"]
         run(connection, "CREATE TABLE only_here (id bigint PRIMARY KEY)")
     with pytest.raises(pymysql.err.OperationalError):  # not a grant on another branch's schema
