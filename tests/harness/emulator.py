@@ -237,7 +237,7 @@ class Emulator:
         """Log in as an application would, with connection details as the collection returns them (host, or
         host:port; port; username; password; database; kind, mysql unless postgresql): PyMySQL or psycopg over
         TLS, the server's certificate and host verified against the data plane's CA. Answers the rows of each
-        statement; the server's refusal raises (pymysql.MySQLError, psycopg.Error)."""
+        statement (a list of tuples each); the server's refusal raises (pymysql.MySQLError, psycopg.Error)."""
         host, port = connection["host"], connection.get("port")
         if host.rpartition(":")[2].isdigit():
             host, port = host.rpartition(":")[0], int(host.rpartition(":")[2])
@@ -260,7 +260,7 @@ class Emulator:
         with session, session.cursor() as cursor:
             for statement in statements:
                 cursor.execute(statement)
-                rows.append(cursor.fetchall())
+                rows.append(list(cursor.fetchall()))
         return rows
 
     def ddl(self, database, branch, statements, organization=None):
