@@ -16,7 +16,6 @@ import pymysql
 import pytest
 
 from conftest import mode, role_play
-from harness import HarnessError
 
 DB = "/organizations/acme/databases/app"
 
@@ -51,9 +50,9 @@ def test_restore_drill_playbook(ansible, emulator, tmp_path):
     assert "Branch restore-drill holds backup before-later (%s) of staging." % backup["id"] in first.output
     assert mode(connection_file) == "0o600"
     connection = json.loads(connection_file.read_text())
-    login = emulator.connect(connection["username"], connection["password"])
-    assert login == dict(organization="acme", database="app", branch="restore-drill", role="reader",
-                         tables=["orders", "users"])  # the backup's tables: not 'later'
+    # a real login with the file (PyMySQL, the CA and the host verified): the restored branch's schema
+    assert emulator.login(connection, "SELECT DATABASE()", "SHOW TABLES") == [
+        [("app__restore-drill",)], [("orders",), ("users",)]]  # the backup's tables: not 'later'
     restored = emulator.api("GET", DB + "/branches/restore-drill")
     assert restored["ready"] is True and restored["parent_branch"] == "staging"
     creates = [write for write in emulator.writes() if write.startswith("POST ") and write.endswith(DB + "/branches")]
@@ -71,8 +70,9 @@ def test_restore_drill_playbook(ansible, emulator, tmp_path):
     ansible.run("planetscale.cloud.restore_drill", extra_vars=absent).succeeded(changed=3)
     assert not connection_file.exists()
     assert "restore-drill" not in [branch["name"] for branch in emulator.list(DB + "/branches")]
-    with pytest.raises(HarnessError, match="answered 401"):
-        emulator.connect(connection["username"], connection["password"])  # the password went with the branch
+    with pytest.raises(pymysql.err.OperationalError) as refused:
+        emulator.login(connection)  # the password went with the branch
+    assert refused.value.args[0] == 1045
     ansible.run("planetscale.cloud.restore_drill", extra_vars=absent).succeeded(changed=0)
 
     ansible.assert_no_secret(connection["password"])
@@ -201,7 +201,7 @@ def test_branch_environment_restores_the_latest_backup(ansible, emulator, tmp_pa
                      branch_environment_connection_file=str(connection_file))
     ansible.run(role_play(tmp_path, "branch_environment", role_vars)).succeeded(changed=3)
     connection = json.loads(connection_file.read_text())
-    assert emulator.connect(connection["username"], connection["password"])["tables"] == ["orders", "users"]
+    assert emulator.login(connection, "SHOW TABLES") == [[("orders",), ("users",)]]
     backup = emulator.api("GET", DB + "/branches/staging/backups/" + newer["id"])
     assert [branch["name"] for branch in backup["restored_branches"]] == ["pr-8"]
 

@@ -11,6 +11,7 @@ import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import pymysql
 import pytest
 
 from conftest import mode, role_play
@@ -45,6 +46,12 @@ CHECK_CONNECTION = """
 """
 
 
+def env_connection(lines):
+    """The connection details of an env file's lines (MySQL): DATABASE_HOST, or it and DATABASE_PORT."""
+    return dict(host=lines["DATABASE_HOST"], port=int(lines.get("DATABASE_PORT") or 0) or None,
+                username=lines["DATABASE_USERNAME"], password=lines["DATABASE_PASSWORD"], database=lines["DATABASE_NAME"])
+
+
 def test_branch_environment(ansible, emulator, tmp_path):
     role_vars = branch_vars(tmp_path)
     play = role_play(tmp_path, "branch_environment", role_vars, after=CHECK_CONNECTION)
@@ -61,6 +68,8 @@ def test_branch_environment(ansible, emulator, tmp_path):
     connection = json.loads(connection_file.read_text())
     assert sorted(connection) == ["branch", "database", "host", "kind", "password", "port", "username"]
     assert connection["password"].startswith("pscale_pw_") and connection["branch"] == "pr-7"
+    # the file connects as written (PyMySQL, the CA and the host verified): database app is the branch's schema
+    assert emulator.login(connection, "SELECT DATABASE()", "SELECT COUNT(*) FROM users") == [[("app__pr-7",)], [(0,)]]
     branch = emulator.api("GET", "/organizations/acme/databases/app/branches/pr-7")
     assert branch["ready"] is True and branch["parent_branch"] == "main"
 
@@ -116,6 +125,11 @@ def test_branch_environment_env_file_and_a_lost_secret(ansible, emulator, tmp_pa
     ansible.run(replacing).succeeded(changed=3)  # delete, create, file
     new = env_lines(env_file)
     assert new["DATABASE_USERNAME"] != lines["DATABASE_USERNAME"]
+    # the new lines connect; the replaced password's are refused (access denied)
+    assert emulator.login(env_connection(new), "SELECT DATABASE()") == [[("app__pr-7",)]]
+    with pytest.raises(pymysql.err.OperationalError) as refused:
+        emulator.login(env_connection(lines))
+    assert refused.value.args[0] == 1045
     ansible.assert_no_secret(lines["DATABASE_PASSWORD"], new["DATABASE_PASSWORD"])
 
 

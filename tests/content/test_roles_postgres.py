@@ -21,6 +21,8 @@ CHECK_CONNECTION = """
       - branch_environment_connection.password == kept.password
       - branch_environment_connection.username == kept.username
       - branch_environment_connection.kind == 'postgresql'
+      - branch_environment_connection.host == kept.host
+      - branch_environment_connection.port == kept.port
       - branch_environment_role.password is not defined
       - branch_environment_role.username == kept.username
       - branch_environment_password == {}
@@ -47,9 +49,22 @@ def roles(emulator):
     return emulator.api("GET", BRANCH + "/roles")["data"]
 
 
-def logs_in(emulator, username, password):
-    emulator.control("POST", "/connect", dict(username=username, password=password))  # an error status raises
-    return True
+def logs_in(emulator, connection):
+    """A real login with the connection details as the file holds them (psycopg, sslmode=verify-full against the
+    data plane's CA): True when the server lets the role in as itself, False when it refuses the secret."""
+    import psycopg
+
+    try:
+        return emulator.login(connection, "SELECT current_user") == [[(connection["username"],)]]
+    except psycopg.OperationalError as error:
+        assert "password authentication failed" in str(error), error
+        return False
+
+
+def env_connection(lines):
+    return dict(kind="postgresql", host=lines["DATABASE_HOST"], port=int(lines["DATABASE_PORT"]),
+                username=lines["DATABASE_USERNAME"], password=lines["DATABASE_PASSWORD"],
+                database=lines["DATABASE_NAME"])
 
 
 def test_branch_environment_on_postgres(ansible, emulator, tmp_path):
@@ -67,14 +82,16 @@ def test_branch_environment_on_postgres(ansible, emulator, tmp_path):
     assert mode(connection_file) == "0o600"
     connection = json.loads(connection_file.read_text())
     assert sorted(connection) == ["branch", "database", "host", "kind", "password", "port", "username"]
-    assert connection["kind"] == "postgresql" and connection["port"] == 5432 and connection["branch"] == "pr-7"
+    assert connection["kind"] == "postgresql" and connection["branch"] == "pr-7"
     assert connection["password"].startswith("pscale_pw_")
     branch = emulator.api("GET", BRANCH)
     assert branch["ready"] is True and branch["kind"] == "postgresql" and branch["parent_branch"] == "main"
     made = [role for role in roles(emulator) if role["name"] == "app"]
     assert [role["username"] for role in made] == [connection["username"]]
     assert sorted(made[0]["inherited_roles"]) == ["pg_read_all_data", "pg_write_all_data"]  # readwriter
-    assert logs_in(emulator, connection["username"], connection["password"])
+    # the role's host and port (the platform's access_host_url names no port, 5432; the emulator's names its server's)
+    assert "%s:%d" % (connection["host"], connection["port"]) == made[0]["access_host_url"]
+    assert logs_in(emulator, connection)  # the file connects as written
 
     emulator.clear_requests()
     ansible.run(play, args=["-vvv"]).succeeded(changed=0)  # the fact has the secret, from the file
@@ -92,9 +109,10 @@ def test_postgres_env_file_a_lost_secret_and_its_reset(ansible, emulator, tmp_pa
     lines = env_lines(env_file)
     assert sorted(lines) == ["DATABASE_BRANCH", "DATABASE_HOST", "DATABASE_NAME", "DATABASE_PASSWORD", "DATABASE_PORT",
                              "DATABASE_URL", "DATABASE_USERNAME"]
-    assert lines["DATABASE_URL"] == "postgresql://%s:%s@%s:5432/%s?sslmode=verify-full" % (
+    assert lines["DATABASE_URL"] == "postgresql://%s:%s@%s:%s/%s?sslmode=verify-full" % (
         quote(lines["DATABASE_USERNAME"], safe=""), quote(lines["DATABASE_PASSWORD"], safe=""),
-        lines["DATABASE_HOST"], lines["DATABASE_NAME"])
+        lines["DATABASE_HOST"], lines["DATABASE_PORT"], lines["DATABASE_NAME"])
+    assert logs_in(emulator, env_connection(lines))
     assert lines["DATABASE_BRANCH"] == "pr-7" and mode(env_file) == "0o600"
     assert [role["inherited_roles"] for role in roles(emulator) if role["name"] == "app"] == [["pg_read_all_data"]]
     emulator.clear_requests()
@@ -117,7 +135,8 @@ def test_postgres_env_file_a_lost_secret_and_its_reset(ansible, emulator, tmp_pa
     assert emulator.writes()[0].endswith("/reset")
     assert new["DATABASE_USERNAME"] == lines["DATABASE_USERNAME"]  # the same role, a new secret
     assert new["DATABASE_PASSWORD"] != lines["DATABASE_PASSWORD"]
-    assert logs_in(emulator, new["DATABASE_USERNAME"], new["DATABASE_PASSWORD"])
+    assert logs_in(emulator, env_connection(new))
+    assert not logs_in(emulator, env_connection(lines))  # the secret before the reset is refused
     ansible.run(resetting).succeeded(changed=0)
     ansible.assert_no_secret(lines["DATABASE_PASSWORD"], new["DATABASE_PASSWORD"])
 

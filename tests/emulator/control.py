@@ -69,6 +69,7 @@ async def health():
 async def world(request: Request):
     base = base_url(request)
     world = world_of(request)
+    world.serve_credentials()  # the seeded credentials it shows log in to the data plane from now on
     return {**world.description, **world.data_describe(), "api_url": f"{base}/v1", "auth_url": base}
 
 
@@ -176,20 +177,6 @@ async def database_settings(request: Request, organization: str, database: str, 
 async def approve_deletion(request: Request, organization: str, database: str):
     """Another administrator requests the deletion too: the database with a pending deletion request goes."""
     return world_of(request).approve_deletion(organization, database)
-
-
-class Login(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    username: str
-    password: str
-
-
-@router.post("/connect")
-async def connect(request: Request, body: Login):
-    """A real login to the data plane with a password's or a role's secret: the branch it opens (and its
-    tables, as the server lists them), or 401."""
-    return world_of(request).connect(body.username, body.password)
 
 
 @router.get("/signed/{report_id}")

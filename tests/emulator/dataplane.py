@@ -2,7 +2,7 @@
 
 The test harness (tests/harness/dataplane.py) starts both servers with TLS from the emulator's CA and
 names them in a JSON file: ``python -m emulator --dataplane FILE`` or the environment variable
-``EMULATOR_DATAPLANE``. Without one the emulator has no data plane and refuses logins (503).
+``EMULATOR_DATAPLANE``. Without one the emulator has no data plane: its credentials log in nowhere.
 
 How the platform maps onto the servers:
 
@@ -12,9 +12,10 @@ How the platform maps onto the servers:
   a made branch, from its parent's tables (``CREATE TABLE ... LIKE``); dropped with the branch. The server holds
   every branch's schema: schema reads, lint and deploy requests read its catalogs (schema.py);
 - a password is a MariaDB user ``REQUIRE SSL`` with grants on its branch's schema after its role (reader:
-  SELECT; writer: INSERT, UPDATE, DELETE; readwriter: both; admin: ALL); renew re-passwords it, delete drops
-  it; once the emulator's clock passes its expiry the account is locked (checked at every login and when the
-  clock is advanced);
+  SELECT; writer: INSERT, UPDATE, DELETE; readwriter: both; admin: ALL, but on a branch with safe migrations the
+  data only, no DDL, granted again when safe migrations are turned on or off); renew re-passwords it, delete drops
+  it; once the emulator's clock passes its expiry the account is locked (checked when the world goes live and
+  when the clock is advanced);
 - a PostgreSQL database's branch is a database on PostgreSQL (``<database>__<branch>``, the roles'
   ``database_name``); a role is a real role ``LOGIN PASSWORD`` with its ``inherited_roles`` granted (those the
   server has), reset re-passwords it, delete drops it (with a successor: ``REASSIGN OWNED BY`` first), an
@@ -25,8 +26,10 @@ How the platform maps onto the servers:
   ``pg_restore``). The seed's backups, taken before the servers hold the world, get a dump of the backup's schema
   (no rows: the servers held none) when a restore needs one.
 
-A reset costs the servers nothing until the world changes or logs in (``DataPlaneHooks``); the template schemas
-stay on MariaDB across resets (a wipe keeps them).
+A reset costs the servers nothing until the world changes or its seeded credentials are read
+(GET /_emulator/world; ``DataPlaneHooks``); the template schemas stay on MariaDB across resets (a wipe keeps
+them). Tests log in with real clients (PyMySQL, psycopg) with the connection details the API returns and the
+CA file the world names; the emulator logs in for no one.
 
 ``DataPlaneHooks`` is mixed into state.World: every method runs under its lock.
 """
@@ -39,7 +42,6 @@ import subprocess
 import tempfile
 import threading
 
-from .records import ApiError, unauthorized, unprocessable
 
 MYSQL_GRANTS = {
     "reader": "SELECT",
@@ -47,6 +49,9 @@ MYSQL_GRANTS = {
     "readwriter": "SELECT, INSERT, UPDATE, DELETE",
     "admin": "ALL PRIVILEGES",
 }
+# an admin's grant on a branch with safe migrations: the data, never the schema (direct DDL is refused there, as on
+# the platform; the change goes through a deploy request)
+SAFE_MIGRATIONS_ADMIN = "SELECT, INSERT, UPDATE, DELETE"
 SYSTEM_SCHEMAS = ("mysql", "information_schema", "performance_schema", "sys")
 SYSTEM_USERS = ("root", "mysql", "mariadb.sys")
 ENVIRONMENT = "EMULATOR_DATAPLANE"
@@ -73,8 +78,15 @@ def server_name(database: str, branch: str, limit: int = 63) -> str:
     return f"{name[:limit - 14]}__{digest}"
 
 
+def mysql_privileges(role: str, safe_migrations: bool = False) -> str:
+    """The privileges of a password's role on its branch's schema (an admin changes no schema under safe migrations)."""
+    if role == "admin" and safe_migrations:
+        return SAFE_MIGRATIONS_ADMIN
+    return MYSQL_GRANTS.get(role, "SELECT")
+
+
 class DataPlane:
-    """Administrative access to both servers (over their Unix sockets) and logins as clients (TLS, verified)."""
+    """Administrative access to both servers (over their Unix sockets)."""
 
     def __init__(self, config: dict):
         self.config = config
@@ -212,10 +224,17 @@ class DataPlane:
                 self.templates.add(name)
         return name
 
-    def create_user(self, username: str, secret: str, schema: str, role: str) -> None:
+    def create_user(self, username: str, secret: str, schema: str, role: str, safe_migrations: bool = False) -> None:
         self.my("CREATE USER %s@'%%' IDENTIFIED BY %s REQUIRE SSL", [username, secret])
+        self.grant_user(username, schema, mysql_privileges(role, safe_migrations))
+
+    def grant_user(self, username: str, schema: str, privileges: str) -> None:
+        """The user's privileges on the schema, these and no others (granted again when safe migrations change)."""
         pattern = schema.replace("\\", "\\\\").replace("_", "\\_").replace("%", "\\%%")  # no wildcards
-        self.my(f"GRANT {MYSQL_GRANTS.get(role, 'SELECT')} ON `{pattern}`.* TO %s@'%%'", [username])
+        granted = self.my("SELECT 1 FROM mysql.db WHERE user = %s AND host = '%%'", [username])
+        if granted:
+            self.my(f"REVOKE ALL PRIVILEGES ON `{pattern}`.* FROM %s@'%%'", [username])
+        self.my(f"GRANT {privileges} ON `{pattern}`.* TO %s@'%%'", [username])
 
     def set_user_secret(self, username: str, secret: str) -> None:
         self.my("ALTER USER IF EXISTS %s@'%%' IDENTIFIED BY %s ACCOUNT UNLOCK", [username, secret])
@@ -225,23 +244,6 @@ class DataPlane:
 
     def drop_user(self, username: str) -> None:
         self.my("DROP USER IF EXISTS %s@'%%'", [username])
-
-    def mysql_login(self, username: str, password: str, schema: str) -> list[str]:
-        """Log in as a client would (TLS, the CA and the host verified); the schema's tables. 401 if refused."""
-        import pymysql
-
-        try:
-            connection = pymysql.connect(host=self.mysql["host"], port=self.mysql["port"], user=username,
-                                         password=password, database=schema, ssl_ca=self.ca_file,
-                                         ssl_verify_cert=True, ssl_verify_identity=True, connect_timeout=10)
-        except pymysql.err.OperationalError as error:
-            if error.args and error.args[0] in (1044, 1045, 1049, 4151):  # denied, unknown schema, locked
-                raise unauthorized() from None
-            raise
-        with connection:
-            with connection.cursor() as cursor:
-                cursor.execute("SHOW TABLES")
-                return sorted(row[0] for row in cursor.fetchall())
 
     # ------------------------------------------------------------ PostgreSQL: databases and roles
 
@@ -286,23 +288,6 @@ class DataPlane:
             self.reassign_role(name, successor, database)
         self.pg(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(name)), database=database)
         self.pg(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(name)))
-
-    def postgres_login(self, username: str, password: str, database: str) -> list[str]:
-        """Log in as a client would (sslmode=verify-full with the CA); the public tables. 401 if refused."""
-        import psycopg
-
-        try:
-            connection = psycopg.connect(host=self.postgres["host"], port=self.postgres["port"], user=username,
-                                         password=password, dbname=database, sslmode="verify-full",
-                                         sslrootcert=self.ca_file, connect_timeout=10)
-        except psycopg.OperationalError as error:
-            if "password authentication failed" in str(error) or "not permitted to log in" in str(error) \
-                    or "does not exist" in str(error):
-                raise unauthorized() from None
-            raise
-        with connection:
-            rows = connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()
-            return sorted(row[0] for row in rows)
 
     # ------------------------------------------------------------ backups: dumps and restores
 
@@ -372,8 +357,8 @@ class DataPlaneHooks:
     """World methods that keep the servers in step with the emulated records (mixed into state.World).
 
     A reset costs the servers nothing: the world goes *live* (the servers emptied, then given the world's
-    branches, passwords and roles as the model holds them) at its first change after the seeding, or its first
-    login; from then on every change reaches the servers as it is made.
+    branches, passwords and roles as the model holds them) at its first change after the seeding, or when its
+    seeded credentials are read; from then on every change reaches the servers as it is made.
     """
 
     data: DataPlane | None = None
@@ -431,7 +416,8 @@ class DataPlaneHooks:
                 if users:
                     self.made_schema(branch)
                 for record, secret in users:
-                    data.create_user(record.model.username, secret, name, record.model.role)
+                    data.create_user(record.model.username, secret, name, record.model.role,
+                                     branch.model.safe_migrations)
         self.data_expire()
 
     def data_branch_created(self, db, branch) -> None:
@@ -479,7 +465,18 @@ class DataPlaneHooks:
         self.data_secrets[record.model.username] = secret
         if self._data_go_live() == "live":
             self.made_schema(branch)
-            self.data.create_user(record.model.username, secret, name, record.model.role)
+            self.data.create_user(record.model.username, secret, name, record.model.role, branch.model.safe_migrations)
+
+    def data_safe_migrations_changed(self, branch) -> None:
+        """Safe migrations turned on or off (or the branch demoted): the admins' grants follow, so that direct DDL
+        through a connection is refused on a branch with safe migrations, as on the platform."""
+        name = self.data_names.get(branch.model.id)
+        if name is None or branch.model.kind == "postgresql" or self._data_go_live() != "live":
+            return
+        for record in branch.passwords.values():
+            if record.model.role == "admin" and record.model.username in self.data_secrets:
+                privileges = mysql_privileges("admin", branch.model.safe_migrations)
+                self.data.grant_user(record.model.username, name, privileges)
 
     def data_password_renewed(self, record, secret: str) -> None:
         if self.data is None:
@@ -526,7 +523,7 @@ class DataPlaneHooks:
     # ------------------------------------------------------------ the clock and logins
 
     def data_expire(self) -> None:
-        """Lock every credential whose expiry the emulator's clock has passed (a login, a clock advance)."""
+        """Lock every credential whose expiry the emulator's clock has passed (going live, a clock advance)."""
         if self.data is None or not self.data_live or self.data.owner is not self:
             return
         now = self.now()
@@ -560,42 +557,11 @@ class DataPlaneHooks:
                             return name
         return None
 
-    def real_connect(self, username: str, password: str) -> dict:
-        """A real login with the username and password (TLS verified against the emulator's CA) to the branch
-        the username belongs to: its tables as the server lists them; 401 when the server refuses it, 422 when
-        the branch is not ready yet."""
-        if self.data is None:
-            raise ApiError(503, "unavailable", "The emulator runs without a data plane: start it through the "
-                           "test harness (tests/harness/emulator.py)")
-        self._data_go_live()
-        self.data_expire()
-        now = self.now()
-        for org in self.orgs.values():
-            for db in org.databases.values():
-                for branch in db.branches.values():
-                    name = self.data_names.get(branch.model.id)
-                    found = next((r for r in branch.passwords.values() if r.model.username == username), None)
-                    if found is not None:
-                        self.made_schema(branch)
-                        tables = self.data.mysql_login(username, password, name)
-                        self._data_ready(branch, now)
-                        return dict(organization=org.ref.name, database=db.model.name, branch=branch.model.name,
-                                    role=found.model.role, tables=tables)
-                    role = next((r for r in branch.roles.values() if r.model.username == username), None)
-                    if role is not None:
-                        self._data_database(name)
-                        tables = self.data.postgres_login(username, password, name)
-                        self._data_ready(branch, now)
-                        return dict(organization=org.ref.name, database=db.model.name, branch=branch.model.name,
-                                    kind="postgresql", role=role.model.name, role_id=role.model.id,
-                                    inherited_roles=role.model.inherited_roles,
-                                    received_objects_of=list(role.received), tables=tables)
-        raise unauthorized()
-
-    @staticmethod
-    def _data_ready(branch, now) -> None:
-        if not branch.settle(now).ready:
-            raise unprocessable(f"Branch {branch.model.name!r} is not ready")
+    def data_serve(self) -> None:
+        """The world's credentials leave the emulator (GET /_emulator/world shows the seeded ones): from now on the
+        servers hold them, so that they log in as the platform's do (the world goes live), expired ones locked."""
+        if self._data_go_live() is not None:
+            self.data_expire()
 
     # ------------------------------------------------------------ backups and restores
 

@@ -69,6 +69,7 @@ class BranchLifecycle:
             model.production = model.has_replicas = model.safe_migrations = False
             model.vtgate_count = 1
             model.updated_at = stamp(self.now())
+            self.data_safe_migrations_changed(branch)
         return branch.settle(self.now())
 
     @locked
@@ -86,6 +87,7 @@ class BranchLifecycle:
         if model.safe_migrations != enabled:
             model.safe_migrations = enabled
             model.updated_at = stamp(self.now())
+            self.data_safe_migrations_changed(branch)  # an admin's direct DDL: refused under safe migrations
         return branch.settle(self.now())
 
     @locked

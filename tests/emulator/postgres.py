@@ -5,7 +5,7 @@ reset, rename, delete with a ``successor`` that takes the role's objects over, r
 A role's secret (``password``) is in the answers of create, renew, reset and reset-default only; every other
 answer carries ``""`` there (the OpenAPI declares a required string). A role with a ``ttl`` expires ``ttl``
 seconds after its creation or its last renewal on the emulator clock: it then shows ``expired: true`` and no
-longer opens a connection (POST /_emulator/connect). Renewing keeps the secret (reset changes it). Every
+longer logs in to the data plane (NOLOGIN). Renewing keeps the secret (reset changes it). Every
 Postgres branch has a default role (``default: true``, name ``postgres``) that cannot be renamed, renewed or
 deleted; reset-default gives it a new secret. On a MySQL branch every role operation answers 422.
 

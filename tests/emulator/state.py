@@ -242,11 +242,10 @@ class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backup
         return record.model.model_copy(update={"plain_text": plain_text})
 
     @locked
-    def connect(self, username: str, password: str) -> dict:
-        """A real login to the data plane's server with a password's or a Postgres role's username and secret:
-        the branch it opens, with its tables; 401 when the server refuses it, 422 when its branch is not ready
-        yet (dataplane.DataPlaneHooks.real_connect)."""
-        return self.real_connect(username, password)
+    def serve_credentials(self) -> None:
+        """The seeded credentials are read (GET /_emulator/world): the data plane's servers take them, so that they
+        log in (dataplane.DataPlaneHooks.data_serve). Tests and users log in with a real client."""
+        self.data_serve()
 
     @locked
     def add_report(self, branch: BranchRecord, actor: User, *, done: bool = False) -> QueryPatternReport:

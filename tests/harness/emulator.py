@@ -233,9 +233,35 @@ class Emulator:
         webhooks (tests/emulator/README.md)."""
         return self.control("POST", "/seed", fixtures)
 
-    def connect(self, username, password):
-        """Log in as a MySQL client would: the branch the password opens, with its tables (an HTTPError if not)."""
-        return self.control("POST", "/connect", dict(username=username, password=password))
+    def login(self, connection, *statements):
+        """Log in as an application would, with connection details as the collection returns them (host, or
+        host:port; port; username; password; database; kind, mysql unless postgresql): PyMySQL or psycopg over
+        TLS, the server's certificate and host verified against the data plane's CA. Answers the rows of each
+        statement (a list of tuples each); the server's refusal raises (pymysql.MySQLError, psycopg.Error)."""
+        host, port = connection["host"], connection.get("port")
+        if host.rpartition(":")[2].isdigit():
+            host, port = host.rpartition(":")[0], int(host.rpartition(":")[2])
+        if connection.get("kind") == "postgresql":
+            import psycopg
+
+            with psycopg.connect(host=host, port=port or 5432, user=connection["username"],
+                                 password=connection["password"], dbname=connection["database"],
+                                 sslmode="verify-full", sslrootcert=self.ca_file, autocommit=True,
+                                 connect_timeout=10) as session:
+                return [(cursor.fetchall() if cursor.description else [])
+                        for cursor in (session.execute(statement) for statement in statements)]
+        import pymysql
+
+        session = pymysql.connect(host=host, port=port or 3306, user=connection["username"],
+                                  password=connection["password"], database=connection["database"],
+                                  ssl_ca=self.ca_file, ssl_verify_cert=True, ssl_verify_identity=True,
+                                  autocommit=True, connect_timeout=10)
+        rows = []
+        with session, session.cursor() as cursor:
+            for statement in statements:
+                cursor.execute(statement)
+                rows.append(list(cursor.fetchall()))
+        return rows
 
     def ddl(self, database, branch, statements, organization=None):
         """Run DDL statements on a branch's schema on the data plane, in order, as a MySQL connection runs them; a

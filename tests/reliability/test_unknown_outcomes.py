@@ -392,10 +392,20 @@ def test_each_access_write_with_an_unknown_outcome_leaves_one_token_and_reports_
 PG_PATH = ORG_PATH + "/databases/pgapp/branches/main/roles"
 
 
+def _role_connection(role):
+    """The connection details of a role the API answered with its secret."""
+    return dict(kind="postgresql", host=role["access_host_url"], username=role["username"], password=role["password"],
+                database=role["database_name"])
+
+
 def _role_setup(emulator):
     base = "/organizations/acme/databases/pgapp/branches/main/roles"
-    return dict((name, emulator.api("POST", base, dict(name=name, **body))) for name, body in (
-        ("uo-update", dict(ttl=3600)), ("uo-reset", {}), ("uo-gone", {}), ("uo-heir", {})))
+    roles = dict((name, emulator.api("POST", base, dict(name=name, **body))) for name, body in (
+        ("uo-update", dict(ttl=3600)), ("uo-reset", {}), ("uo-gone", dict(inherited_roles=["postgres"])),
+        ("uo-heir", {})))
+    # a table the role to delete makes through its own connection: its successor owns it after the delete
+    emulator.login(_role_connection(roles["uo-gone"]), "CREATE TABLE made_by_gone (id bigint PRIMARY KEY)")
+    return roles
 
 
 def _role_play(roles):
@@ -435,14 +445,14 @@ def test_each_role_write_with_an_unknown_outcome_leaves_one_role_and_a_secret_th
     assert new["role"]["id"] == next(r["id"] for r in listed if r["name"] == "uo-new")
     for name in ("Create role uo-new", "Renew role uo-renamed", "Reset role uo-reset"):
         connection = run.result(name + " " + REVEALS).result["connection"]
-        assert emulator.connect(connection["username"], connection["password"])["kind"] == "postgresql"
+        assert emulator.login(connection, "SELECT current_user") == [[(connection["username"],)]]
     reset = run.result("Reset role uo-reset " + REVEALS).result["connection"]["password"]
     assert reset != roles["uo-reset"]["password"]
     creates = [e for e in log if e["method"] == "POST" and e["path"].endswith("/pgapp/branches/main/roles")]
     orphans = [e for e in log if e["method"] == "DELETE" and not e["path"].endswith(roles["uo-gone"]["id"])]
     assert (len(creates), len(orphans)) == ((2, 1) if mode.startswith("committed") else (2, 0))
-    heir = emulator.connect(roles["uo-heir"]["username"], roles["uo-heir"]["password"])
-    assert heir["received_objects_of"] == [roles["uo-gone"]["username"]]
+    owner = "SELECT tableowner FROM pg_tables WHERE tablename = 'made_by_gone'"
+    assert emulator.login(_role_connection(roles["uo-heir"]), owner) == [[(roles["uo-heir"]["username"],)]]
 
 
 # A create lost before it was applied, while another client made the same credential ---------------------------------
@@ -528,7 +538,7 @@ def test_a_create_lost_before_it_was_applied_never_deletes_another_clients_same_
     assert (stranger.get("actor") or {}).get("id", stranger.get("actor_id")) == stranger_id
     if case["connects"]:
         connection = step.result["connection"]
-        assert emulator.connect(connection["username"], connection["password"])
+        assert emulator.login(connection, "SELECT 1") == [[(1,)]]
     # ...and a warning names the other client's credential, without a secret.
     warnings = [w for w in step.result.get("warnings") or [] if stranger["id"] in w]
     assert len(warnings) == 1 and "cannot prove it made it" in warnings[0]

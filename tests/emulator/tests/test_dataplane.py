@@ -12,6 +12,7 @@ from emulator.dataplane import current
 
 from .conftest import MAIN
 
+DATABASE = "/v1/organizations/acme/databases/app"
 PG_MAIN = "/v1/organizations/acme/databases/pgapp/branches/main"
 DENIED = 1142  # command denied to user
 
@@ -82,13 +83,43 @@ def test_a_readwriter_reads_and_writes_and_cannot_change_the_schema(api, datapla
         denied(connection, "ALTER TABLE users ADD COLUMN name varchar(10)")
 
 
-def test_an_admin_changes_the_schema_of_its_branch_only(api, dataplane):
-    with mysql_login(dataplane, password(api, "admin")) as connection:
+def development_branch(api, name="dev-x"):
+    """A ready development branch of app (no safe migrations)."""
+    assert api.post(f"{DATABASE}/branches", json={"name": name, "parent_branch": "main"}).status_code == 201
+    api.advance(60)
+    return f"{DATABASE}/branches/{name}"
+
+
+def test_an_admin_changes_the_schema_of_its_development_branch_only(api, dataplane):
+    dev = development_branch(api)
+    admin = api.post(f"{dev}/passwords", json={"name": "dev-admin", "role": "admin"}).json()
+    with mysql_login(dataplane, admin) as connection:
         run(connection, "CREATE TABLE orders (id bigint PRIMARY KEY)")
         assert sorted(row[0] for row in run(connection, "SHOW TABLES")) == ["orders", "users"]
         with pytest.raises(pymysql.err.OperationalError) as caught:
             run(connection, "CREATE DATABASE elsewhere")
         assert caught.value.args[0] == 1044  # access denied to that schema
+
+
+def test_safe_migrations_refuse_an_admins_direct_ddl_and_its_end_allows_it(api, dataplane):
+    assert api.get(MAIN).json()["safe_migrations"] is True  # the seeded production branch
+    admin = password(api, "admin")
+    with mysql_login(dataplane, admin) as connection:
+        run(connection, "INSERT INTO users (email) VALUES ('admin@example.test')")  # the data, yes
+        denied(connection, "CREATE TABLE orders (id bigint PRIMARY KEY)")
+        denied(connection, "ALTER TABLE users ADD COLUMN name varchar(10)")
+        denied(connection, "DROP TABLE users")
+    assert api.delete(f"{MAIN}/safe-migrations").json()["safe_migrations"] is False
+    with mysql_login(dataplane, admin) as connection:  # database grants count from the next login
+        run(connection, "CREATE TABLE orders (id bigint PRIMARY KEY)")
+    assert api.post(f"{MAIN}/safe-migrations").json()["safe_migrations"] is True
+    with mysql_login(dataplane, admin) as connection:
+        denied(connection, "DROP TABLE orders")
+    dev = development_branch(api)
+    on_dev = api.post(f"{dev}/passwords", json={"name": "dev-admin", "role": "admin"}).json()
+    assert api.post(f"{dev}/safe-migrations").json()["safe_migrations"] is True
+    with mysql_login(dataplane, on_dev) as connection:
+        denied(connection, "CREATE TABLE t (id bigint PRIMARY KEY)")
 
 
 def test_a_login_needs_tls_and_the_right_secret(api, dataplane):
@@ -111,11 +142,9 @@ def test_renewing_gives_a_new_secret_and_deleting_refuses_it(api, dataplane):
 
 def test_an_expired_password_no_longer_logs_in(api, dataplane):
     created = password(api, "reader", ttl=60)
-    login = {"username": created["username"], "password": created["plain_text"]}
-    assert api.control("POST", "/connect", json=login).status_code == 200
+    mysql_login(dataplane, created).close()
     api.advance(61)  # the clock passing the expiry locks the account on the server
     refused(dataplane, created, code=4151)
-    assert api.control("POST", "/connect", json=login).status_code == 401
     renewed = api.post(f"{MAIN}/passwords/{created['id']}/renew").json()
     mysql_login(dataplane, created, renewed["plain_text"]).close()
 
@@ -209,8 +238,8 @@ def test_a_role_with_pg_read_all_data_reads_and_a_successor_takes_its_tables(api
         assert connection.execute("SELECT id FROM orders").fetchall() == [(1,)]
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             connection.execute("INSERT INTO orders VALUES (2)")
-    login = api.control("POST", "/connect", json={"username": reader["username"], "password": reader["password"]})
-    assert login.status_code == 200 and login.json()["tables"] == ["orders"]
+        tables = connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()
+        assert tables == [("orders",)]
 
     assert api.delete(f"{PG_MAIN}/roles/{owner['id']}", params={"successor": reader["id"]}).status_code == 204
     pg_refused(dataplane, owner)
@@ -229,8 +258,6 @@ def test_resetting_a_role_refuses_the_old_secret_and_expiry_refuses_the_role(api
     pg_login(dataplane, created, reset.json()["password"]).close()
     api.advance(61)
     assert "not permitted to log in" in pg_refused(dataplane, created, reset.json()["password"])
-    login = {"username": created["username"], "password": reset.json()["password"]}
-    assert api.control("POST", "/connect", json=login).status_code == 401
     renewed = api.post(f"{PG_MAIN}/roles/{created['id']}/renew").json()
     assert renewed["password"] == reset.json()["password"]  # renew keeps the secret, and the role logs in again
     pg_login(dataplane, created, renewed["password"]).close()
@@ -260,8 +287,7 @@ def test_the_harness_starts_the_servers_with_the_emulator_and_stops_them_by_thei
         assert world["ca_file"] == emulator.ca_file and os.path.isfile(world["ca_file"]) and emulator.ca is None
         plane = emulator.dataplane
         pids = [plane.config["mysql"]["pid"], plane.config["postgres"]["pid"]]
-        default = world["postgres"]["default_role"]
-        emulator.control("POST", "/connect", dict(username=default["username"], password=default["password"]))
+        default = world["postgres"]["default_role"]  # reading the world put the seeded credentials on the servers
         host, port = world["dataplane"]["postgres"].split(":")
         with psycopg.connect(host=host, port=int(port), user=default["username"], password=default["password"],
                              dbname=default["database_name"], sslmode="verify-full", sslrootcert=world["ca_file"]):
