@@ -105,8 +105,8 @@ def test_branch_environment_env_file_and_a_lost_secret(ansible, emulator, tmp_pa
                              "DATABASE_PORT", "DATABASE_URL", "DATABASE_USERNAME"]
     address = "%s:%s" % (lines["DATABASE_HOST"], lines["DATABASE_PORT"])  # the emulator's address names its port
     assert address == emulator.world["dataplane"]["mysql_edge"]
-    assert lines["DATABASE_URL"].startswith("mysql://%s:%s@%s/app?" % (lines["DATABASE_USERNAME"],
-                                                                     lines["DATABASE_PASSWORD"], address))
+    userinfo = "%s:%s" % (lines["DATABASE_USERNAME"], lines["DATABASE_PASSWORD"])
+    assert lines["DATABASE_URL"].startswith("mysql://%s@%s/app?" % (userinfo, address))
     assert mode(env_file) == "0o600"
     ansible.run(play).succeeded(changed=0)
 
