@@ -19,7 +19,7 @@ FQCN = "planetscale.cloud."
 PLUGINS = pathlib.Path(__file__).resolve().parents[2] / "plugins"
 # Every module of the collection, read from plugins/modules/, so that a new module is in every suite that
 # walks MODULES (bad input, every-module playbook). Its cases there come from its class (module_classes());
-# tests/unit/test_test_tables.py names what a new module must be given by hand.
+# tests/unit/test_suite_tables.py names what a new module must be given by hand.
 MODULES = tuple(sorted(path.stem for path in (PLUGINS / "modules").glob("*.py") if not path.stem.startswith("_")))
 
 

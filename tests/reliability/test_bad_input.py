@@ -66,7 +66,7 @@ VALID = {
 }
 # What the modules' classes tell: each module's own options by type, the options that become path segments,
 # name a branch or must not be blank, and the options it requires. A new module gets its cases from these;
-# tests/unit/test_test_tables.py says what it must be given by hand (VALID, and an every-module task).
+# tests/unit/test_suite_tables.py says what it must be given by hand (VALID, and an every-module task).
 CLASSES = module_classes()
 BASE = importlib.import_module("ansible_collections.planetscale.cloud.plugins.module_utils.base")  # (importable now)
 
@@ -94,9 +94,11 @@ BOOLS = dict((module, _own(module, "bool")) for module in MODULES)
 CHOICES = dict((module, tuple(name for name in _own(module) if CLASSES[module].spec()["argument_spec"][name].get(
     "choices"))) for module in MODULES)
 PATHS = dict((module, tuple(CLASSES[module].path_options)) for module in MODULES)
-# Options that must not be blank: the resource modules' names, and the info modules' name filters.
-NAMES = dict((module, tuple(getattr(CLASSES[module], "names", ())) + dict(
-    password_info=("name",), postgres_role_info=("name",)).get(module, ())) for module in MODULES)
+# Options that must not be blank: the resource modules' names, and the name filters of info modules that check
+# them (by hand, and optional: a module without an entry only goes without these cases).
+NAME_FILTERS = dict(password_info=("name",), postgres_role_info=("name",))
+NAMES = dict((module, tuple(getattr(CLASSES[module], "names", ())) + NAME_FILTERS.get(module, ()))
+             for module in MODULES)
 NEGATIVE = INTS  # every integer option has a lower bound: 0, or 1 for limit
 MISSING = dict((module, _required(module)) for module in MODULES)
 # Options that name a branch: held to the platform's rule for branch names before any request, in every module.
