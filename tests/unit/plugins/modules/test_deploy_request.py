@@ -160,7 +160,7 @@ def test_a_setting_that_differs_is_changed_on_the_open_request(server, run, plat
 def test_a_number_that_does_not_exist_is_a_sentence(run, platform):
     platform(GET__deploy_requests__9=[NOT_FOUND], GET_=[(200, dict(name="shop"))])
     assert failure(run, number=9).msg == ("Deploy request #9 of database 'shop' does not exist; leave number out and "
-                                             "give branch to open one.")
+                                          "give branch to open one.")
 
 
 def test_a_number_from_another_branch_is_a_sentence(run, platform):

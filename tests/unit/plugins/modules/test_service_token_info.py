@@ -51,4 +51,4 @@ def test_accesses_in_the_flat_shape_of_the_token_record_are_read_too(server, run
     org_wide = dict(id="b", access="read_organization", resource_type="Organization", resource_name="acme")
     server.script = [(200, dict(data=[token(1)])), (200, dict(data=[flat, org_wide]))]
     assert run()["service_tokens"][0]["accesses"] == [dict(access=["read_organization"]),
-                                                            dict(database="logs", access=["read_branch"])]
+                                                      dict(database="logs", access=["read_branch"])]

@@ -247,7 +247,7 @@ def test_deprecated_endpoint_in_check_mode_sends_nothing_but_warns(server, run):
 def test_deprecated_endpoint_invalid_grant_is_a_sentence(server, run):
     server.script = [(422, dict(code="unprocessable", message="The refresh token is invalid"))]
     failure = fails(run, **refresh(application_id="app1", organization="acme", api_url=server.url + "/v1",
-                                      service_token_id="svc", service_token=SERVICE_SECRET))
+                                   service_token_id="svc", service_token=SERVICE_SECRET))
     assert failure.msg.startswith("POST /organizations/acme/oauth-applications/app1/token failed with HTTP 422")
     assert "The refresh token was refused (invalid grant)" in failure.msg
 
@@ -338,7 +338,7 @@ def test_an_answer_without_both_tokens_fails_and_returns_nothing_to_keep(server,
 def test_a_deprecated_endpoint_answer_without_both_tokens_fails(server, run, record, missing):
     server.script = [(200, record)]
     failure = fails(run, **refresh(application_id="app1", organization="acme", api_url=server.url + "/v1",
-                                      service_token_id="svc", service_token=SERVICE_SECRET))
+                                   service_token_id="svc", service_token=SERVICE_SECRET))
     assert failure.msg.startswith("POST /organizations/acme/oauth-applications/app1/token succeeded with an answer "
                                   "without %s, which is no token" % missing)
     assert "Check that api_url is the platform's API." in failure.msg
