@@ -15,10 +15,10 @@ from __future__ import annotations
 from .ansible import DB_COLLECTIONS_PATH, Ansible, Run
 from .output import TaskResult
 from .collection import (FQCN, MODULES, ORG_MODULES, credentials_env, demo_vars, emulator_vars, integration_vars,
-                         module_defaults, play, task)
+                         module_classes, module_defaults, play, task)
 from .emulator import EMULATOR_PYTHON, ROOT, TESTS, Emulator, HarnessError
 from .secrets import BY_DESIGN, ISSUED_SECRET, NO_LOG_MASK, REVEALS, SecretWatch
 
 __all__ = ["DB_COLLECTIONS_PATH", "Ansible", "Run", "TaskResult", "FQCN", "MODULES", "ORG_MODULES", "credentials_env", "demo_vars",
-           "emulator_vars", "integration_vars", "module_defaults", "play", "task", "EMULATOR_PYTHON", "ROOT", "TESTS",
+           "emulator_vars", "integration_vars", "module_classes", "module_defaults", "play", "task", "EMULATOR_PYTHON", "ROOT", "TESTS",
            "Emulator", "HarnessError", "BY_DESIGN", "ISSUED_SECRET", "NO_LOG_MASK", "REVEALS", "SecretWatch"]

@@ -8,17 +8,57 @@ integration targets' configuration and the demo playbook's variables.
 
 from __future__ import annotations
 
+import ast
+import atexit
+import importlib
 import pathlib
+import sys
+import tempfile
 
 FQCN = "planetscale.cloud."
+PLUGINS = pathlib.Path(__file__).resolve().parents[2] / "plugins"
 # Every module of the collection, read from plugins/modules/, so that a new module is in every suite that
-# walks MODULES (bad input, every-module playbook) and fails there until it is given its cases.
-MODULES = tuple(sorted(path.stem for path in (pathlib.Path(__file__).resolve().parents[2] / "plugins" / "modules")
-                       .glob("*.py") if not path.stem.startswith("_")))
-# The modules that take no organization: the OAuth modules and user_info. The others take the resource API's
-# credentials and organization.
-NO_ORGANIZATION = ("token", "token_info", "user_info")
+# walks MODULES (bad input, every-module playbook). Its cases there come from its class (module_classes());
+# tests/unit/test_suite_tables.py names what a new module must be given by hand.
+MODULES = tuple(sorted(path.stem for path in (PLUGINS / "modules").glob("*.py") if not path.stem.startswith("_")))
+
+
+def option_sets(name):
+    """The names of the option sets a module's class states (option_sets = (CREDENTIALS, ...)), read from its
+    source: the harness also runs in the emulator's Python, which has no ansible-core to import the class with."""
+    tree = ast.parse((PLUGINS / "modules" / (name + ".py")).read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for statement in node.body:
+                if isinstance(statement, ast.Assign) and [getattr(t, "id", None) for t in statement.targets] == [
+                        "option_sets"] and isinstance(statement.value, ast.Tuple):
+                    return tuple(element.id for element in statement.value.elts)
+    raise ValueError("plugins/modules/%s.py: no class states option_sets as a tuple of option sets" % name)
+
+
+OPTION_SETS = dict((name, option_sets(name)) for name in MODULES)
+# The modules that take no organization (the OAuth modules and user_info), from their option sets.
+NO_ORGANIZATION = tuple(name for name in MODULES if "ORGANIZATION" not in OPTION_SETS[name])
 ORG_MODULES = tuple(name for name in MODULES if name not in NO_ORGANIZATION)
+
+
+def module_classes():
+    """Each module's class (name -> class), imported from this checkout: a suite derives its cases from the
+    classes' options. Needs ansible-core (the suites' Python, not the emulator's)."""
+    if "ansible_collections.planetscale.cloud" not in sys.modules:
+        where = pathlib.Path(tempfile.mkdtemp(prefix="planetscale-cloud-"))
+        link = where / "ansible_collections" / "planetscale" / "cloud"
+        link.parent.mkdir(parents=True)
+        link.symlink_to(PLUGINS.parent)
+        atexit.register(lambda: (link.unlink(), link.parent.rmdir(), link.parent.parent.rmdir(), where.rmdir()))
+        sys.path.insert(0, str(where))
+    base = importlib.import_module("ansible_collections.planetscale.cloud.plugins.module_utils.base")
+    classes = {}
+    for name in MODULES:
+        module = importlib.import_module("ansible_collections.planetscale.cloud.plugins.modules." + name)
+        classes[name] = next(value for value in vars(module).values() if isinstance(value, type)
+                             and issubclass(value, base.Module) and value.__module__ == module.__name__)
+    return classes
 
 
 def emulator_vars(emulator):
@@ -32,15 +72,20 @@ def module_defaults(**connection):
     Credentials are templated from emulator_vars(), never written into the playbook: Ansible quotes
     playbook lines around a failed task, as it would a user's playbook.
     """
-    token = dict(service_token_id="{{ world.service_token.id }}", service_token="{{ world.service_token.token }}",
-                 api_url="{{ api_url }}")
+    # what each option set takes from the emulator; a module gets those of the sets it takes (OPTION_SETS)
+    given = dict(
+        CREDENTIALS=dict(service_token_id="{{ world.service_token.id }}",
+                         service_token="{{ world.service_token.token }}", api_url="{{ api_url }}"),
+        ORGANIZATION=dict(organization="{{ world.organization }}"),
+        OAUTH=dict(auth_url="{{ auth_url }}", client_id="{{ world.oauth_application.client_id }}",
+                   client_secret="{{ world.oauth_application.client_secret }}"),
+        AUTH_URL=dict(auth_url="{{ auth_url }}"))
     defaults = {}
-    for name in ORG_MODULES:
-        defaults[FQCN + name] = dict(token, organization="{{ world.organization }}", **connection)
-    defaults[FQCN + "user_info"] = dict(token, **connection)
-    defaults[FQCN + "token"] = dict(auth_url="{{ auth_url }}", client_id="{{ world.oauth_application.client_id }}",
-                                    client_secret="{{ world.oauth_application.client_secret }}", **connection)
-    defaults[FQCN + "token_info"] = dict(auth_url="{{ auth_url }}", **connection)
+    for name in MODULES:
+        defaults[FQCN + name] = {}
+        for option_set in OPTION_SETS[name]:
+            defaults[FQCN + name].update(given.get(option_set, {}))
+        defaults[FQCN + name].update(connection)
     return defaults
 
 

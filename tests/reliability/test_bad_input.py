@@ -17,6 +17,7 @@ process, all of them; through module processes, a sample), as a user's playbook 
 
 from __future__ import annotations
 
+import importlib
 import ipaddress
 import math
 import re
@@ -27,7 +28,7 @@ from ansible.module_utils.common.validation import check_type_bool, check_type_i
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from harness import FQCN, MODULES, ORG_MODULES, module_defaults, play
+from harness import FQCN, MODULES, ORG_MODULES, module_classes, module_defaults, play
 
 # Valid arguments of each module; a case changes one or two of them.
 VALID = {
@@ -63,52 +64,45 @@ VALID = {
     "webhook": dict(database="app", url="https://hooks.example.com/bad-input"),
     "webhook_info": dict(database="app"),
 }
-INTS = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",), deploy_request=("number", "wait_timeout"),
-            deploy_request_info=("number", "limit"), deploy_request_review=("number",),
-            database=("wait_timeout", "replicas"), backup=("wait_timeout", "retention_value"),
-            backup_policy=("frequency_value", "retention_value", "schedule_day", "schedule_week"), service_token=("ttl",),
-            postgres_role=("ttl",), **dict(
-    (name, ("limit",)) for name in ("branch_info", "database_info", "password_info", "query_pattern_info", "region_info",
-                                    "team_info", "team_member_info", "backup_info", "postgres_role_info")))
-BOOLS = dict(branch=("wait", "production", "safe_migrations", "deletion_protected"),
-             deploy_request=("auto_cutover", "auto_delete_branch", "instant_ddl", "cutover", "wait"),
-             password=("replica", "replace", "renew"), team=("purge_members",),
-             branch_info=("production",), token_info=("fail_if_inactive",),
-             database=("wait", "deletion_protected", "require_approval_for_deploy", "allow_data_branching"),
-             cluster_size_info=("rates", "enabled"), backup=("wait", "protected", "emergency"),
-             backup_info=("production", "deleted"), webhook=("enabled", "send_test", "return_secret"),
-             webhook_info=("return_secret",), service_token=("purge_accesses",),
-             organization_member=("delete_passwords", "delete_service_tokens"),
-             postgres_role=("renew", "reset"))
-CHOICES = dict(branch=("state", "seed_data"), password=("state", "role"), team=("state",), token=("grant_type",),
-               deploy_request=("state", "revert_window"), deploy_request_info=("state",),
-               deploy_request_review=("action",), database=("state", "kind"), cluster_size_info=("engine",),
-               backup=("state", "retention_unit"), backup_info=("state",),
-               backup_policy=("state", "target", "frequency_unit", "retention_unit"), webhook=("state",),
-               service_token=("state",), organization_member=("state", "role"),
-               postgres_role=("state",))
-PATHS = dict(branch=("database", "name", "parent_branch"), branch_info=("database", "name"),
-             branch_schema_info=("database", "branch"), deploy_request=("database", "branch", "into_branch"),
-             deploy_request_info=("database", "branch", "into_branch"), deploy_request_review=("database",),
-             password=("database", "branch", "id"), password_info=("database", "branch"),
-             query_pattern_info=("database", "branch"), region_info=("database",), team=("team",),
-             team_info=("team",), team_member_info=("team",), token=("application_id",),
-             database=("name", "new_name", "default_branch"), database_info=("name",),
-             cluster_size_info=("region", "database"), backup=("database", "branch", "id"),
-             backup_info=("database", "branch", "id"), backup_policy=("database",), webhook=("database", "id"),
-             webhook_info=("database", "id"), service_token=("id",), service_token_info=("id",),
-             postgres_role=("database", "branch", "id"), postgres_role_info=("database", "branch"))
-NAMES = dict(password=("name",), team=("name",), password_info=("name",),
-             database=("migration_framework", "migration_table_name"), backup=("name",), backup_policy=("name",),
-             webhook=("url",), service_token=("name",), organization_member=("member",),
-             postgres_role=("name", "successor"), postgres_role_info=("name",))
-OWN_NEGATIVE = dict(branch=("wait_timeout",), password=("ttl",), token=("min_ttl",),
-                    deploy_request=("number", "wait_timeout"), deploy_request_info=("number", "limit"),
-                    deploy_request_review=("number",), database=("wait_timeout", "replicas"),
-                    backup=("wait_timeout", "retention_value"),
-                    backup_policy=("frequency_value", "retention_value", "schedule_day", "schedule_week"),
-                    service_token=("ttl",), postgres_role=("ttl",))
-NEGATIVE = dict(OWN_NEGATIVE, **dict((name, ("limit",)) for name in INTS if name not in OWN_NEGATIVE))
+# What the modules' classes tell: each module's own options by type, the options that become path segments,
+# name a branch or must not be blank, and the options it requires. A new module gets its cases from these;
+# tests/unit/test_suite_tables.py says what it must be given by hand (VALID, and an every-module task).
+CLASSES = module_classes()
+BASE = importlib.import_module("ansible_collections.planetscale.cloud.plugins.module_utils.base")  # (importable now)
+
+
+def _own(module, kind=None):
+    """The module's own options (not the action group's), of one type."""
+    options = CLASSES[module].spec()["argument_spec"]
+    return tuple(name for name, option in options.items() if name not in BASE.GROUP_OPTIONS
+                 and (kind is None or option["type"] == kind))
+
+
+def _required(module):
+    """The options a task of VALID[module] must give that module_defaults does not: a task without one fails."""
+    spec = CLASSES[module].spec()
+    given = set(module_defaults()[FQCN + module])
+    required = [name for name, option in spec["argument_spec"].items() if option.get("required")]
+    for rule in spec["required_if"]:  # (option, value, requirements[, any of them is enough])
+        if VALID[module].get(rule[0]) == rule[1] and not (len(rule) > 3 and rule[3]):
+            required += list(rule[2])
+    return tuple(sorted(set(name for name in required if name not in given)))
+
+
+INTS = dict((module, _own(module, "int")) for module in MODULES)
+BOOLS = dict((module, _own(module, "bool")) for module in MODULES)
+CHOICES = dict((module, tuple(name for name in _own(module) if CLASSES[module].spec()["argument_spec"][name].get(
+    "choices"))) for module in MODULES)
+PATHS = dict((module, tuple(CLASSES[module].path_options)) for module in MODULES)
+# Options that must not be blank: the resource modules' names, and the name filters of info modules that check
+# them (by hand, and optional: a module without an entry only goes without these cases).
+NAME_FILTERS = dict(password_info=("name",), postgres_role_info=("name",))
+NAMES = dict((module, tuple(getattr(CLASSES[module], "names", ())) + NAME_FILTERS.get(module, ()))
+             for module in MODULES)
+NEGATIVE = INTS  # every integer option has a lower bound: 0, or 1 for limit
+MISSING = dict((module, _required(module)) for module in MODULES)
+# Options that name a branch: held to the platform's rule for branch names before any request, in every module.
+BRANCH_OPTIONS = dict((module, CLASSES[module].branch_naming()) for module in MODULES)
 NULL = "<null>"  # an option given as null (None drops it)
 CONFLICTS = {
     "query_pattern_info": [dict(starting_after="a1", ending_before="b2")],
@@ -131,20 +125,6 @@ CONFLICTS = {
     "postgres_role": [dict(renew=True, reset=True), dict(successor="heir"),
                       dict(inherited_roles=["pg_read_all_data", "superuser"])],
 }
-MISSING = dict(branch=("database", "name"), database=("name",), backup=("database", "branch"),
-               backup_info=("database", "branch"), backup_policy=("database", "name"), password=("branch", "name"),
-               password_info=("database",),
-               query_pattern_info=("branch",), region_info=("database",), team_member_info=("team",),
-               branch_schema_info=("branch",), deploy_request=("database",), deploy_request_review=("number",),
-               token=("grant_type", "refresh_token"), token_info=("access_token",), webhook=("database",),
-               webhook_info=("database",), organization_member=("member",),
-               postgres_role=("branch", "name"), postgres_role_info=("database",))
-# Options that name a branch: held to the platform's rule for branch names before any request, in every module.
-BRANCH_OPTIONS = dict(branch=("name", "parent_branch"), branch_info=("name",), branch_schema_info=("branch",),
-                      deploy_request=("branch", "into_branch"), deploy_request_info=("branch", "into_branch"),
-                      password=("branch",), password_info=("branch",), postgres_role=("branch",),
-                      postgres_role_info=("branch",), query_pattern_info=("branch",), backup=("branch",),
-                      backup_info=("branch",), database=("default_branch",))
 NOT_A_BRANCH_NAME = st.sampled_from(["UPPER", "has space", "Main Branch", "-dev", "dev.1", "a" * 64])
 PATH_CHARACTERS = ("/", "../", "?", "#", "%2F", "\\", "\x00", "\n", "\t", "%")
 LOCAL_EXAMPLES = 2  # cases per kind of bad input and module, each checkable without a request
@@ -243,11 +223,11 @@ def _local_changes(module):
         options.append(st.just(("%s, missing" % name, {name: None})))
     options.append(st.tuples(st.just("an unknown option"), st.builds(
         lambda key, value: {key: value}, st.sampled_from(["nmae", "timeout", "validate_cert", "org"]), TEXT)))
-    url_option = "auth_url" if module in ("token", "token_info") else "api_url"
+    url_option = "auth_url" if "auth_url" in CLASSES[module].taken_options() else "api_url"
     options.append(st.tuples(st.just("%s, not an API URL" % url_option), st.fixed_dictionaries({url_option: BAD_URL})))
     options.append(st.tuples(st.just("%s, with a user and password" % url_option),
                              st.fixed_dictionaries({url_option: URL_WITH_USER})))
-    if module not in ("token", "token_info"):
+    if CLASSES[module].takes(BASE.CREDENTIALS):  # not the OAuth modules
         options.append(st.tuples(st.just("access_token with the service token"),
                                  st.just({"access_token": "not-an-access-token-the-emulator-issued"})))
         options.append(st.tuples(st.just("service_token, not a header value"),
@@ -382,8 +362,9 @@ def test_input_the_modules_can_check_fails_with_a_message_and_sends_nothing(
     assert log == [], "requests were sent for input the modules could check: %s" % log[:5]
 
 
-# Every endpoint the collection may call; {} is one path segment.
-ENDPOINTS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]+") + "$") for template in (
+# Every endpoint the collection may call; {} is one path segment. (tests/unit/test_suite_tables.py checks that
+# each resource module's endpoints are here.)
+ENDPOINTS = (
     "/v1/user", "/v1/organizations/{}/members", "/v1/organizations/{}/teams", "/v1/organizations/{}/teams/{}",
     "/v1/organizations/{}/teams/{}/members", "/v1/organizations/{}/teams/{}/members/{}",
     "/v1/organizations/{}/databases", "/v1/organizations/{}/databases/{}", "/v1/organizations/{}/databases/{}/regions",
@@ -404,7 +385,10 @@ ENDPOINTS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]
     "/v1/organizations/{}/service-tokens", "/v1/organizations/{}/service-tokens/{}",
     "/v1/organizations/{}/service-tokens/{}/access", "/v1/organizations/{}/members/{}",
     "/v1/organizations/{}/databases/{}/branches/{}/roles", "/v1/organizations/{}/databases/{}/branches/{}/roles/{}",
-    "/v1/organizations/{}/databases/{}/branches/{}/roles/default")]
+    "/v1/organizations/{}/databases/{}/branches/{}/roles/default")
+PATTERNS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]+") + "$") for template in ENDPOINTS]
+# The fixed segments of the endpoints' paths (every other segment of a request's path is a value of a case)
+WORDS = set(segment for template in ENDPOINTS for segment in template.split("/") if segment and segment != "{}")
 
 
 def test_names_only_the_api_can_judge_fail_with_a_message_and_reach_only_their_endpoint(emulator, ansible, figures):
@@ -417,18 +401,12 @@ def test_names_only_the_api_can_judge_fail_with_a_message_and_reach_only_their_e
     known = set(["acme", "app", "main", "engineering", "pgapp"])
     strays = []
     for entry in log:
-        match = next((m for m in (endpoint.match(entry["path"]) for endpoint in ENDPOINTS) if m), None)
+        match = next((m for m in (endpoint.match(entry["path"]) for endpoint in PATTERNS) if m), None)
         if match is None:
             strays.append(entry["path"])
             continue
         segments = [segment for segment in entry["path"].split("/")
-                    if segment and segment not in ("v1", "organizations", "databases", "branches", "teams",
-                                                   "members", "passwords", "regions", "query-patterns", "user",
-                                                   "oauth", "token", "info", "oauth-applications", "schema",
-                                                   "lint", "deploy-requests", "deployment", "operations", "reviews",
-                                                   "cluster-size-skus", "backups", "backup-policies", "webhooks",
-                                                   "service-tokens", "access", "roles", "default")
-                    and not segment.isdigit()]
+                    if segment and segment not in WORDS and not segment.isdigit()]
         strays += [entry["path"] for segment in segments if segment not in values | known]
     assert strays == [], "requests outside the collection's endpoints: %s" % strays[:5]
     assert any(task.failed for task in run.tasks)

@@ -1,6 +1,7 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""A scripted HTTP server on loopback, so the client is tested through real requests and urllib3."""
+"""A scripted HTTP server on loopback, so the client is tested through real requests and urllib3, and the
+runner of a module's class against it (the `run` fixture of the tests of tests/unit/plugins/modules)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import TaskContext
 
 
 class ScriptedServer:
@@ -90,3 +94,47 @@ def sleeps(monkeypatch):
     monkeypatch.setattr(time, "sleep", waited.append)
     monkeypatch.setattr(time, "monotonic", lambda: real_monotonic() + sum(waited))
     return waited
+
+
+class ModuleRunner:
+    """Runs a module's class as a task would: its arguments validated against the module's spec, then execute().
+
+    The arguments are the test file's ARGS, then the test's own. None given for an argument of ARGS leaves it
+    out of the task, as `omit` would; None for any other argument is the null a task may give. api_retries is 0
+    unless a test says otherwise.
+    """
+
+    def __init__(self, module_class, defaults):
+        self.module_class = module_class
+        self.defaults = dict(dict(api_retries=0), **defaults)
+
+    def validate(self, **args):
+        """The validation of these arguments (the file's ARGS, then args), as Ansible validates a task's."""
+        args = dict((name, value) for name, value in dict(self.defaults, **args).items()
+                    if value is not None or name not in self.defaults)
+        spec = self.module_class.spec()
+        spec.pop("supports_check_mode")
+        return ModuleArgumentSpecValidator(**spec).validate(args)
+
+    def params(self, **args):
+        """The validated parameters of valid arguments, as the module's class takes them."""
+        validation = self.validate(**args)
+        assert not validation.error_messages, validation.error_messages
+        return validation.validated_parameters
+
+    def __call__(self, check_mode=False, diff=False, ctx=None, **args):
+        """The module's result; ctx (a TaskContext) collects its warnings, when the test reads them."""
+        return self.module_class(self.params(**args), ctx or TaskContext(check_mode=check_mode, diff=diff)).execute()
+
+
+@pytest.fixture
+def run(request, server):
+    """The runner of the module class a test file names in MODULE, with the arguments of its ARGS.
+
+    The scripted server's URL is the module's auth_url when the module takes one (the OAuth modules),
+    its api_url otherwise. run(**args) returns the result; run.validate(**args) only validates;
+    run.params(**args) returns the validated parameters.
+    """
+    module_class = request.module.MODULE
+    url = dict(auth_url=server.url) if "auth_url" in module_class.taken_options() else dict(api_url=server.url + "/v1")
+    return ModuleRunner(module_class, dict(url, **request.module.ARGS))

@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.modules.backup_policy import BackupPolicy
 
 URL = "/v1/organizations/acme/databases/shop/backup-policies"
@@ -16,19 +15,8 @@ WEEKLY = dict(target="production", frequency_value=1, frequency_unit="week", ret
               schedule_time="03:30", schedule_day=0)
 
 
-def validate(**args):
-    args = dict(dict(organization="acme", database="shop", name="weekly", service_token_id="svc",
-                     service_token="s3cret", api_url="http://127.0.0.1:9/v1", api_retries=0), **args)
-    spec = BackupPolicy.spec()
-    spec.pop("supports_check_mode")
-    return ModuleArgumentSpecValidator(**spec).validate(args)
-
-
-def run(server, check_mode=False, diff=False, ctx=None, **args):
-    validation = validate(api_url=server.url + "/v1", **args)
-    assert not validation.error_messages
-    ctx = ctx or TaskContext(check_mode=check_mode, diff=diff)
-    return BackupPolicy(validation.validated_parameters, ctx).execute()
+MODULE = BackupPolicy  # run by the `run` fixture (tests/unit/conftest.py) with ARGS
+ARGS = dict(organization="acme", database="shop", name="weekly", service_token_id="svc", service_token="s3cret")
 
 
 def policy(**fields):
@@ -43,71 +31,71 @@ def methods(server):
     return [r["method"] for r in server.requests]
 
 
-def test_create_sends_the_fields_given(server):
+def test_create_sends_the_fields_given(server, run):
     server.script = [page(policy(id="p0", name="default", required=True)), (201, policy())]
-    result = run(server, **WEEKLY)
+    result = run(**WEEKLY)
     assert result["changed"] is True and result["backup_policy"]["id"] == "p1"
     assert methods(server) == ["GET", "POST"]
     assert json.loads(server.requests[1]["body"]) == dict(name="weekly", **WEEKLY)
 
 
-def test_a_second_run_reads_once_and_writes_nothing(server):
+def test_a_second_run_reads_once_and_writes_nothing(server, run):
     server.script = [page(policy())]
-    assert run(server, **WEEKLY)["changed"] is False and methods(server) == ["GET"]
+    assert run(**WEEKLY)["changed"] is False and methods(server) == ["GET"]
 
 
-def test_what_differs_goes_in_one_patch_with_a_diff(server):
+def test_what_differs_goes_in_one_patch_with_a_diff(server, run):
     server.script = [page(policy()), (200, policy(retention_value=6, schedule_time="04:00"))]
     changed = dict(WEEKLY)
     changed.update(retention_value=6, schedule_time="04:00")
-    result = run(server, diff=True, **changed)
+    result = run(diff=True, **changed)
     assert result["changed"] is True and methods(server) == ["GET", "PATCH"]
     assert server.requests[1]["path"] == URL + "/p1"
     assert json.loads(server.requests[1]["body"]) == dict(retention_value=6, schedule_time="04:00")
     assert (result["diff"]["before"]["retention_value"], result["diff"]["after"]["retention_value"]) == (3, 6)
 
 
-def test_check_mode_writes_nothing(server):
+def test_check_mode_writes_nothing(server, run):
     server.script = [page(policy())]
-    result = run(server, check_mode=True, diff=True, retention_value=6)
+    result = run(check_mode=True, diff=True, retention_value=6)
     assert result["changed"] is True and result["backup_policy"]["retention_value"] == 6
     assert methods(server) == ["GET"] and result["diff"]["after"]["retention_value"] == 6
     server.requests.clear()
     server.script = [page()]
-    result = run(server, check_mode=True, diff=True, **WEEKLY)
+    result = run(check_mode=True, diff=True, **WEEKLY)
     assert result["changed"] is True and methods(server) == ["GET"]
     assert result["diff"] == dict(before={}, after=dict(name="weekly", **WEEKLY))
 
 
-def test_the_schedule_is_required_to_create(server):
+def test_the_schedule_is_required_to_create(server, run):
     server.script = [page()]
     with pytest.raises(ModuleFailure) as caught:
-        run(server, retention_value=3)
+        run(retention_value=3)
     assert caught.value.msg == ("frequency_value and frequency_unit and retention_unit are required to create backup "
                                 "policy 'weekly' of database 'shop', which does not exist.")
     assert methods(server) == ["GET"]
 
 
-def test_absent_deletes_and_again_is_no_change(server):
+def test_absent_deletes_and_again_is_no_change(server, run):
     server.script = [page(policy()), (204, b""), page()]
-    assert run(server, state="absent")["changed"] is True
-    assert run(server, state="absent")["changed"] is False
+    assert run(state="absent")["changed"] is True
+    assert run(state="absent")["changed"] is False
     assert methods(server) == ["GET", "DELETE", "GET"] and server.requests[1]["path"] == URL + "/p1"
 
 
 @pytest.mark.parametrize("check_mode", [True, False], ids=["check", "run"])
-def test_a_required_policy_is_not_deleted(server, check_mode):
+def test_a_required_policy_is_not_deleted(server, run, check_mode):
     server.script = [page(policy(name="default", required=True))]
     with pytest.raises(ModuleFailure) as caught:
-        run(server, check_mode=check_mode, name="default", state="absent")
+        run(check_mode=check_mode, name="default", state="absent")
     assert caught.value.msg == ("Backup policy 'default' of database 'shop' is required by the platform, which does not "
                                 "delete it; change its frequency, retention or schedule instead (state present).")
     assert methods(server) == ["GET"]
 
 
-def test_a_required_policy_can_change(server):
+def test_a_required_policy_can_change(server, run):
     server.script = [page(policy(name="default", required=True)), (200, policy(name="default", retention_value=5))]
-    assert run(server, name="default", retention_value=5)["changed"] is True
+    assert run(name="default", retention_value=5)["changed"] is True
 
 
 @pytest.mark.parametrize("args, message", [
@@ -120,7 +108,7 @@ def test_a_required_policy_can_change(server):
     (dict(name=" "), "name must not be empty."),
     (dict(database=".."), "database must be a name, not '..'."),
 ])
-def test_bad_input_fails_before_any_request(server, args, message):
+def test_bad_input_fails_before_any_request(server, run, args, message):
     with pytest.raises(ModuleFailure) as caught:
-        run(server, check_mode=True, **args)
+        run(check_mode=True, **args)
     assert caught.value.msg.startswith(message) and server.requests == []

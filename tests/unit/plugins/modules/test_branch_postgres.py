@@ -8,9 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.modules.branch import Branch
 
 DATABASE = "/v1/organizations/acme/databases/ledger"
@@ -25,14 +24,9 @@ def no_real_waits(sleeps):
     return sleeps
 
 
-def run(server, check_mode=False, **args):
-    args = dict(dict(organization="acme", database="ledger", name="dev", service_token_id="svc",
-                     service_token="s3cret", api_url=server.url + "/v1", api_retries=0, parent_branch="main"), **args)
-    spec = Branch.spec()
-    spec.pop("supports_check_mode")
-    validation = ModuleArgumentSpecValidator(**spec).validate(args)
-    assert not validation.error_messages
-    return Branch(validation.validated_parameters, TaskContext(check_mode=check_mode)).execute()
+MODULE = Branch  # run by the `run` fixture (tests/unit/conftest.py) with ARGS
+ARGS = dict(organization="acme", database="ledger", name="dev", service_token_id="svc", service_token="s3cret",
+            parent_branch="main")
 
 
 def branch(kind="postgresql", **fields):
@@ -45,17 +39,17 @@ def calls(server):
 
 
 @pytest.mark.parametrize("option, value", [("restore_point", POINT), ("major_version", "17")])
-def test_a_postgres_only_option_reads_the_database_then_creates_with_it(server, option, value):
+def test_a_postgres_only_option_reads_the_database_then_creates_with_it(server, run, option, value):
     server.script = [NOT_FOUND, (200, dict(name="ledger", kind="postgresql")), (201, branch())]
-    result = run(server, **{option: value})
+    result = run(**{option: value})
     assert result["changed"] is True and result["branch"]["kind"] == "postgresql"
     assert calls(server) == [("GET", URL + "/dev"), ("GET", DATABASE), ("POST", URL)]
     assert json.loads(server.requests[2]["body"]) == {"name": "dev", "parent_branch": "main", option: value}
 
 
-def test_without_them_no_database_read_is_spent(server):
+def test_without_them_no_database_read_is_spent(server, run):
     server.script = [NOT_FOUND, (201, branch(kind="mysql"))]
-    result = run(server)
+    result = run()
     assert result["branch"]["kind"] == "mysql"
     assert calls(server) == [("GET", URL + "/dev"), ("POST", URL)]
 
@@ -64,52 +58,52 @@ def test_without_them_no_database_read_is_spent(server):
     (dict(restore_point=POINT), "restore_point is"), (dict(major_version="16"), "major_version is"),
     (dict(restore_point=POINT, major_version="16"), "restore_point and major_version are"),
 ])
-def test_on_a_mysql_database_they_fail_before_any_write(server, args, named):
+def test_on_a_mysql_database_they_fail_before_any_write(server, run, args, named):
     server.script = [NOT_FOUND, (200, dict(name="ledger", kind="mysql"))]
     with pytest.raises(ModuleFailure) as caught:
-        run(server, **args)
+        run(**args)
     assert caught.value.msg.startswith(named + " only for PostgreSQL databases, ")
     assert "database 'ledger' is a mysql database; leave" in caught.value.msg
     assert [method for method, _path in calls(server)] == ["GET", "GET"]
 
 
 @pytest.mark.parametrize("kind", ["mysql", "postgresql"])
-def test_a_database_record_without_kind_leaves_it_to_the_parent_branch(server, kind):
+def test_a_database_record_without_kind_leaves_it_to_the_parent_branch(server, run, kind):
     server.script = [NOT_FOUND, (200, dict(name="ledger", state="ready")), (200, branch(kind=kind, name="main")),
                      (201, branch(kind=kind))]
     if kind == "mysql":
         with pytest.raises(ModuleFailure, match="database 'ledger' is a mysql database; leave it out"):
-            run(server, restore_point=POINT)
+            run(restore_point=POINT)
     else:
-        assert run(server, restore_point=POINT)["changed"] is True
+        assert run(restore_point=POINT)["changed"] is True
     assert calls(server) == [("GET", URL + "/dev"), ("GET", DATABASE), ("GET", URL + "/main")] + (
         [("POST", URL)] if kind == "postgresql" else [])
 
 
-def test_check_mode_refuses_them_on_mysql_from_the_parent_it_reads_anyway(server):
+def test_check_mode_refuses_them_on_mysql_from_the_parent_it_reads_anyway(server, run):
     server.script = [NOT_FOUND, (200, branch(kind="mysql", name="main"))]
     with pytest.raises(ModuleFailure) as caught:
-        run(server, check_mode=True, restore_point=POINT)
+        run(check_mode=True, restore_point=POINT)
     assert "restore_point is only for PostgreSQL databases" in caught.value.msg
     assert calls(server) == [("GET", URL + "/dev"), ("GET", URL + "/main")]
 
 
-def test_check_mode_predicts_the_kind_of_the_parent(server):
+def test_check_mode_predicts_the_kind_of_the_parent(server, run):
     server.script = [NOT_FOUND, (200, branch(name="main"))]
-    result = run(server, check_mode=True, major_version="17")
+    result = run(check_mode=True, major_version="17")
     assert result["changed"] is True and result["branch"]["kind"] == "postgresql"
     assert [method for method, _path in calls(server)] == ["GET", "GET"]
 
 
-def test_an_existing_branch_is_not_compared_nor_read_again(server):
+def test_an_existing_branch_is_not_compared_nor_read_again(server, run):
     server.script = [(200, branch())]
-    result = run(server, restore_point=POINT, major_version="17")
+    result = run(restore_point=POINT, major_version="17")
     assert result["changed"] is False and calls(server) == [("GET", URL + "/dev")]
 
 
 @pytest.mark.parametrize("value", ["seventeen", "17.2", "0", " 17"])
-def test_a_malformed_major_version_fails_before_any_request(server, value):
+def test_a_malformed_major_version_fails_before_any_request(server, run, value):
     with pytest.raises(ModuleFailure) as caught:
-        run(server, check_mode=True, major_version=value)
+        run(check_mode=True, major_version=value)
     assert caught.value.msg == "major_version must be a PostgreSQL major version such as 17, not %r." % value
     assert server.requests == []

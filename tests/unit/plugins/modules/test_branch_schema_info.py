@@ -4,9 +4,8 @@
 from __future__ import annotations
 
 import pytest
-from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.modules.branch_schema_info import BranchSchemaInfo
 
 BRANCH = "/v1/organizations/acme/databases/shop/branches/dev"
@@ -23,78 +22,72 @@ def page(items, next_page=None):
     return (200, dict(type="list", current_page=1, next_page=next_page, data=items))
 
 
-def run(server, check_mode=False, **args):
-    args = dict(dict(organization="acme", database="shop", branch="dev", service_token_id="svc",
-                     service_token="s3cret", api_url=server.url + "/v1", api_retries=0), **args)
-    spec = BranchSchemaInfo.spec()
-    spec.pop("supports_check_mode")
-    validation = ModuleArgumentSpecValidator(**spec).validate(args)
-    assert not validation.error_messages
-    return BranchSchemaInfo(validation.validated_parameters, TaskContext(check_mode=check_mode)).execute()
+MODULE = BranchSchemaInfo  # run by the `run` fixture (tests/unit/conftest.py) with ARGS
+ARGS = dict(organization="acme", database="shop", branch="dev", service_token_id="svc", service_token="s3cret")
 
 
-def test_the_schema_and_every_page_of_lint_errors(server):
+def test_the_schema_and_every_page_of_lint_errors(server, run):
     server.script = [(200, dict(data=TABLES)), page([lint_error("logs")], next_page=2), page([lint_error("events")])]
-    result = run(server)
+    result = run()
     assert result == dict(changed=False, schema=TABLES, lint_errors=[lint_error("logs"), lint_error("events")])
     assert [r["path"][len(BRANCH):] for r in server.requests] == ["/schema", "/schema/lint", "/schema/lint"]
     assert [r["query"].get("page") for r in server.requests[1:]] == [["1"], ["2"]]
     assert server.requests[0]["query"] == {}
 
 
-def test_a_keyspace_narrows_the_schema_request_and_the_lint_errors(server):
+def test_a_keyspace_narrows_the_schema_request_and_the_lint_errors(server, run):
     server.script = [(200, dict(data=TABLES[:1])), page([lint_error("logs"), lint_error("t", keyspace="other")])]
-    result = run(server, keyspace="shop")
+    result = run(keyspace="shop")
     assert server.requests[0]["query"] == dict(keyspace=["shop"])
     assert result["lint_errors"] == [lint_error("logs")]
 
 
-def test_check_mode_reads_the_same(server):
+def test_check_mode_reads_the_same(server, run):
     server.script = [(200, dict(data=TABLES)), page([])]
-    assert run(server, check_mode=True) == dict(changed=False, schema=TABLES, lint_errors=[])
+    assert run(check_mode=True) == dict(changed=False, schema=TABLES, lint_errors=[])
 
 
-def test_a_branch_without_lint_returns_its_schema_and_says_why_there_are_no_lint_errors(server):
+def test_a_branch_without_lint_returns_its_schema_and_says_why_there_are_no_lint_errors(server, run):
     server.script = [(200, dict(data=TABLES)), (404, dict(code="not_found", message="Not Found"))]
-    result = run(server)
+    result = run()
     assert result == dict(changed=False, schema=TABLES, lint_errors=[], lint_note=(
         "The platform has no schema lint for branch 'dev' of database 'shop' (its schema lint answered 404); lint is "
         "a MySQL feature of the platform."))
     assert [r["path"][len(BRANCH):] for r in server.requests] == ["/schema", "/schema/lint"]
 
 
-def test_another_refusal_of_the_lint_still_fails(server):
+def test_another_refusal_of_the_lint_still_fails(server, run):
     server.script = [(200, dict(data=TABLES)), (403, dict(code="forbidden", message="Forbidden"))]
     with pytest.raises(ModuleFailure, match="schema/lint failed with HTTP 403"):
-        run(server)
+        run()
 
 
-def test_a_missing_branch_fails_with_a_hint(server):
+def test_a_missing_branch_fails_with_a_hint(server, run):
     server.script = [(404, dict(code="not_found", message="Not Found"))]
     with pytest.raises(ModuleFailure) as caught:
-        run(server)
+        run()
     assert caught.value.msg == ("GET /organizations/acme/databases/shop/branches/dev/schema failed with HTTP 404: "
                                 "not_found, Not Found. Check that organization 'acme', database 'shop' and branch "
                                 "'dev' exist and that the credentials can see them.")
 
 
-def test_an_answer_without_a_list_of_tables_is_a_sentence(server):
+def test_an_answer_without_a_list_of_tables_is_a_sentence(server, run):
     server.script = [(200, dict(tables=[]))]
     with pytest.raises(ModuleFailure, match="the answer has no data list of tables"):
-        run(server)
+        run()
 
 
-def test_a_missing_keyspace_is_named_in_the_hint(server):
+def test_a_missing_keyspace_is_named_in_the_hint(server, run):
     server.script = [(404, dict(code="not_found", message="Keyspace not found"))]
     with pytest.raises(ModuleFailure) as caught:
-        run(server, keyspace="other")
+        run(keyspace="other")
     assert caught.value.msg.endswith("Check that organization 'acme', database 'shop', branch 'dev' and keyspace 'other' "
                                      "exist and that the credentials can see them.")
 
 
 @pytest.mark.parametrize("args, message", [(dict(branch=".."), "branch must be a name, not '..'."),
                                            (dict(database="a/b"), "database must be a name, not 'a/b'.")])
-def test_bad_input_fails_before_any_request(server, args, message):
+def test_bad_input_fails_before_any_request(server, run, args, message):
     with pytest.raises(ModuleFailure) as caught:
-        run(server, **args)
+        run(**args)
     assert caught.value.msg == message and server.requests == []

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
 from ansible_collections.planetscale.cloud.plugins.modules.database import Database
@@ -20,19 +19,8 @@ WARNING = ("Database 'shop' was not deleted: organization 'acme' requires severa
            "platform's UI).")
 
 
-def validate(**args):
-    args = dict(dict(organization="acme", name="shop", service_token_id="svc", service_token="s3cret",
-                     api_url="http://127.0.0.1:9/v1", api_retries=0), **args)
-    spec = Database.spec()
-    spec.pop("supports_check_mode")
-    return ModuleArgumentSpecValidator(**spec).validate(args)
-
-
-def run(server, check_mode=False, diff=False, ctx=None, **args):
-    validation = validate(api_url=server.url + "/v1", **args)
-    assert not validation.error_messages
-    ctx = ctx or TaskContext(check_mode=check_mode, diff=diff)
-    return Database(validation.validated_parameters, ctx).execute()
+MODULE = Database  # run by the `run` fixture (tests/unit/conftest.py) with ARGS
+ARGS = dict(organization="acme", name="shop", service_token_id="svc", service_token="s3cret")
 
 
 def database(state="ready", **fields):
@@ -53,11 +41,11 @@ def body(server, index):
 # ---------------------------------------------------------------- create, settings, wait
 
 
-def test_create_sends_the_create_fields_then_the_settings_in_one_patch_and_waits(server, sleeps):
+def test_create_sends_the_create_fields_then_the_settings_in_one_patch_and_waits(server, run, sleeps):
     patched = database("pending", deletion_protected=True, foreign_keys_enabled=True)
     server.script = [NOT_FOUND, (201, database("pending")), (200, patched), (200, database("pending")),
                      (200, database(deletion_protected=True, foreign_keys_enabled=True))]
-    result = run(server, cluster_size="PS_10", region="eu-west", kind="mysql", replicas=2,
+    result = run(cluster_size="PS_10", region="eu-west", kind="mysql", replicas=2,
                  deletion_protected=True, allow_foreign_key_constraints=True)
     assert result["changed"] is True and result["database"]["ready"] is True
     assert methods(server) == ["GET", "POST", "PATCH", "GET", "GET"]
@@ -66,17 +54,17 @@ def test_create_sends_the_create_fields_then_the_settings_in_one_patch_and_waits
     assert sleeps == [1.0, 1.5]
 
 
-def test_a_second_run_reads_once_and_writes_nothing(server):
+def test_a_second_run_reads_once_and_writes_nothing(server, run):
     server.script = [(200, database(deletion_protected=True, foreign_keys_enabled=True))]
-    result = run(server, cluster_size="PS_10", region="us-east", kind="mysql", deletion_protected=True,
+    result = run(cluster_size="PS_10", region="us-east", kind="mysql", deletion_protected=True,
                  allow_foreign_key_constraints=True)
     assert result["changed"] is False and methods(server) == ["GET", "GET"]  # the second GET: the cluster size
 
 
-def test_settings_that_differ_go_in_one_patch_and_diff_shows_them(server):
+def test_settings_that_differ_go_in_one_patch_and_diff_shows_them(server, run):
     server.script = [(200, database()), (200, database(require_approval_for_deploy=True, automatic_migrations=True,
                                                        migration_framework="rails"))]
-    result = run(server, diff=True, require_approval_for_deploy=True, automatic_migrations=True,
+    result = run(diff=True, require_approval_for_deploy=True, automatic_migrations=True,
                  migration_framework="rails", deletion_protected=False)
     assert result["changed"] is True and methods(server) == ["GET", "PATCH"]
     assert body(server, 1) == dict(require_approval_for_deploy=True, automatic_migrations=True,
@@ -87,63 +75,63 @@ def test_settings_that_differ_go_in_one_patch_and_diff_shows_them(server):
     assert "migration_framework" not in result["diff"]["before"]
 
 
-def test_check_mode_update_predicts_and_writes_nothing(server):
+def test_check_mode_update_predicts_and_writes_nothing(server, run):
     server.script = [(200, database())]
-    result = run(server, check_mode=True, diff=True, allow_foreign_key_constraints=True)
+    result = run(check_mode=True, diff=True, allow_foreign_key_constraints=True)
     assert result["changed"] is True and methods(server) == ["GET"]
     assert result["database"]["foreign_keys_enabled"] is True
     assert (result["diff"]["before"]["allow_foreign_key_constraints"],
             result["diff"]["after"]["allow_foreign_key_constraints"]) == (False, True)
 
 
-def test_check_mode_create_writes_nothing(server):
+def test_check_mode_create_writes_nothing(server, run):
     server.script = [NOT_FOUND]
-    result = run(server, check_mode=True, diff=True, cluster_size="PS_10", region="eu-west", deletion_protected=True)
+    result = run(check_mode=True, diff=True, cluster_size="PS_10", region="eu-west", deletion_protected=True)
     assert result["changed"] is True and methods(server) == ["GET"]
     assert result["database"] == dict(name="shop", state="pending", ready=False, region=dict(slug="eu-west"),
                                       deletion_protected=True)
     assert result["diff"] == dict(before={}, after=dict(name="shop", region="eu-west", deletion_protected=True))
 
 
-def test_cluster_size_is_required_to_create(server):
+def test_cluster_size_is_required_to_create(server, run):
     server.script = [NOT_FOUND]
     with pytest.raises(ModuleFailure) as caught:
-        run(server, region="eu-west")
+        run(region="eu-west")
     assert caught.value.msg == "cluster_size is required to create database 'shop', which does not exist."
     assert methods(server) == ["GET"]
 
 
 @pytest.mark.parametrize("field, value, have", [("region", "eu-west", "'us-east'"), ("kind", "postgresql", "'mysql'")])
-def test_a_create_only_field_that_differs_fails_naming_it(server, field, value, have):
+def test_a_create_only_field_that_differs_fails_naming_it(server, run, field, value, have):
     server.script = [(200, database())]
     with pytest.raises(ModuleFailure) as caught:
-        run(server, **{field: value})
+        run(**{field: value})
     assert caught.value.msg == ("Database 'shop' has %s %s, not %r: %s can only be set when the database is created; "
                                 "delete it first to create it again." % (field, have, value, field))
     assert methods(server) == ["GET"]
 
 
-def test_an_existing_database_of_another_cluster_size_is_left_with_a_warning(server):
+def test_an_existing_database_of_another_cluster_size_is_left_with_a_warning(server, run):
     server.script = [(200, database()), (200, dict(name="main", cluster_name="PS_20"))]
     ctx = TaskContext()
-    assert run(server, ctx=ctx, cluster_size="PS_10")["changed"] is False
+    assert run(ctx=ctx, cluster_size="PS_10")["changed"] is False
     assert ctx.warnings == ["Database 'shop' has cluster size PS_20 on its default branch, not PS_10: cluster_size "
                             "only shapes a new database, so it is left as it is."]
     assert server.requests[1]["path"] == URL + "/shop/branches/main"
 
 
-def test_a_create_whose_answer_was_lost_is_not_repeated(server, sleeps):
+def test_a_create_whose_answer_was_lost_is_not_repeated(server, run, sleeps):
     server.script = [NOT_FOUND, (502, {"code": "bad_gateway"}), (200, database("pending")), (200, database())]
-    result = run(server, cluster_size="PS_10")
+    result = run(cluster_size="PS_10")
     assert result["changed"] is True and result["database"]["ready"] is True
     assert methods(server) == ["GET", "POST", "GET", "GET"]
 
 
-def test_a_timeout_fails_with_the_last_state(server, sleeps):
+def test_a_timeout_fails_with_the_last_state(server, run, sleeps):
     server.script = [NOT_FOUND, (201, database("pending"))]
     server.default = (200, database("pending"))
     with pytest.raises(ModuleFailure) as caught:
-        run(server, cluster_size="PS_10", wait_timeout=10)
+        run(cluster_size="PS_10", wait_timeout=10)
     assert caught.value.msg == ("Database 'shop' was not ready after 10 seconds (state 'pending'); raise wait_timeout "
                                 "or set wait to false.")
     assert caught.value.result["changed"] is True and caught.value.result["database"]["state"] == "pending"
@@ -156,88 +144,88 @@ RECORDED = dict(id="shop", type="database", name="shop", notes="", state="ready"
                 updated_at="2021-01-14T10:19:23.000Z")
 
 
-def test_a_recorded_database_in_state_ready_is_ready_when_created(server, sleeps):
+def test_a_recorded_database_in_state_ready_is_ready_when_created(server, run, sleeps):
     server.script = [NOT_FOUND, (201, dict(RECORDED, state="pending")), (200, RECORDED)]
     server.default = (200, dict(RECORDED, state="pending"))
-    result = run(server, cluster_size="PS_10", kind="mysql", wait_timeout=5)
+    result = run(cluster_size="PS_10", kind="mysql", wait_timeout=5)
     assert result["changed"] is True and result["database"] == RECORDED
     assert methods(server) == ["GET", "POST", "GET"]
 
 
-def test_a_recorded_database_in_state_ready_is_not_waited_for_on_a_rerun_or_an_update(server, sleeps):
+def test_a_recorded_database_in_state_ready_is_not_waited_for_on_a_rerun_or_an_update(server, run, sleeps):
     server.script = [(200, RECORDED)]
     server.default = (200, dict(RECORDED, state="pending"))
-    assert run(server, kind="mysql", region="us-east", wait_timeout=5)["changed"] is False
+    assert run(kind="mysql", region="us-east", wait_timeout=5)["changed"] is False
     assert methods(server) == ["GET"] and sleeps == []
     server.requests.clear()
     server.script = [(200, RECORDED), (200, dict(RECORDED, deletion_protected=True))]
-    result = run(server, kind="mysql", deletion_protected=True, wait_timeout=5)
+    result = run(kind="mysql", deletion_protected=True, wait_timeout=5)
     assert result["changed"] is True and result["database"]["deletion_protected"] is True
     assert methods(server) == ["GET", "PATCH"] and sleeps == []
 
 
 @pytest.mark.parametrize("record", [dict(RECORDED, ready=False), dict(RECORDED, state="pending")])
-def test_ready_false_or_a_state_other_than_ready_is_waited_for(server, sleeps, record):
+def test_ready_false_or_a_state_other_than_ready_is_waited_for(server, run, sleeps, record):
     server.script = [(200, record)]
     server.default = (200, record)
     with pytest.raises(ModuleFailure) as caught:
-        run(server, wait_timeout=3)
+        run(wait_timeout=3)
     assert caught.value.msg.startswith("Database 'shop' was not ready after 3 seconds")
 
 
-def test_a_database_whose_record_has_no_kind_is_not_refused_for_kind(server):
+def test_a_database_whose_record_has_no_kind_is_not_refused_for_kind(server, run):
     server.script = [(200, RECORDED)]
-    result = run(server, kind="mysql", region="us-east")
+    result = run(kind="mysql", region="us-east")
     assert result["changed"] is False and methods(server) == ["GET"]
     server.requests.clear()
     server.script = [(200, RECORDED)]
     with pytest.raises(ModuleFailure) as caught:
-        run(server, kind="postgresql", region="eu-west")
+        run(kind="postgresql", region="eu-west")
     assert caught.value.msg.startswith("Database 'shop' has region 'us-east', not 'eu-west'")
 
 
-def test_without_wait_the_new_database_is_returned_at_once(server, sleeps):
+def test_without_wait_the_new_database_is_returned_at_once(server, run, sleeps):
     server.script = [NOT_FOUND, (201, database("pending"))]
-    assert run(server, cluster_size="PS_10", wait=False)["database"]["state"] == "pending"
+    assert run(cluster_size="PS_10", wait=False)["database"]["state"] == "pending"
     assert sleeps == []
 
 
-def test_rename_patches_new_name_and_a_renamed_database_is_no_change(server):
+def test_rename_patches_new_name_and_a_renamed_database_is_no_change(server, run):
     server.script = [(200, database()), (200, database(name="store"))]
-    result = run(server, new_name="store", diff=True)
+    result = run(new_name="store", diff=True)
     assert result["changed"] is True and body(server, 1) == dict(new_name="store")
     assert (result["diff"]["before"]["name"], result["diff"]["after"]["name"]) == ("shop", "store")
     server.requests.clear()
     server.script = [NOT_FOUND, (200, database(name="store"))]
-    assert run(server, new_name="store")["changed"] is False
+    assert run(new_name="store")["changed"] is False
     assert [r["path"] for r in server.requests] == [URL + "/shop", URL + "/store"]
 
 
 # ---------------------------------------------------------------- delete
 
 
-def test_absent_deletes_and_again_is_no_change(server):
+def test_absent_deletes_and_again_is_no_change(server, run):
     server.script = [(200, database()), (204, b""), NOT_FOUND]
-    result = run(server, state="absent", diff=True)
+    result = run(state="absent", diff=True)
     assert result["changed"] is True and "database" not in result and result["diff"]["after"] == {}
-    assert run(server, state="absent")["changed"] is False
+    assert run(state="absent")["changed"] is False
     assert methods(server) == ["GET", "DELETE", "GET"]
 
 
 @pytest.mark.parametrize("check_mode", [True, False], ids=["check", "run"])
-def test_a_protected_database_is_not_deleted(server, check_mode):
+def test_a_protected_database_is_not_deleted(server, run, check_mode):
     server.script = [(200, database(deletion_protected=True))]
     with pytest.raises(ModuleFailure) as caught:
-        run(server, check_mode=check_mode, state="absent")
+        run(check_mode=check_mode, state="absent")
     assert caught.value.msg == ("Database 'shop' is deletion protected, so the platform does not delete it: set "
                                 "deletion_protected to false (with state present) first, then delete it.")
     assert methods(server) == ["GET"]
 
 
-def test_a_deletion_request_is_reported_as_what_it_is(server):
+def test_a_deletion_request_is_reported_as_what_it_is(server, run):
     server.script = [(200, database(multiple_admins_required_for_deletion=True)), (202, REQUEST)]
     ctx = TaskContext(diff=True)
-    result = run(server, ctx=ctx, state="absent")
+    result = run(ctx=ctx, state="absent")
     assert result["changed"] is True and result["deletion_request"] == REQUEST
     assert result["database"]["name"] == "shop"
     assert result["diff"]["before"] == result["diff"]["after"]
@@ -245,42 +233,42 @@ def test_a_deletion_request_is_reported_as_what_it_is(server):
     assert "deleted" not in json.dumps(dict(result, diff=None)).replace("was not deleted", "")
 
 
-def test_a_pending_deletion_request_sends_no_second_delete(server):
+def test_a_pending_deletion_request_sends_no_second_delete(server, run):
     server.script = [(200, database(multiple_admins_required_for_deletion=True, deletion_request=REQUEST))]
     ctx = TaskContext()
-    result = run(server, ctx=ctx, state="absent")
+    result = run(ctx=ctx, state="absent")
     assert result["changed"] is False and result["deletion_request"] == REQUEST
     assert methods(server) == ["GET"] and ctx.warnings == [WARNING % "already has"]
 
 
-def test_check_mode_predicts_a_deletion_request(server):
+def test_check_mode_predicts_a_deletion_request(server, run):
     server.script = [(200, database(multiple_admins_required_for_deletion=True))]
     ctx = TaskContext(check_mode=True)
-    result = run(server, ctx=ctx, state="absent")
+    result = run(ctx=ctx, state="absent")
     assert result["changed"] is True and result["database"]["name"] == "shop" and methods(server) == ["GET"]
     assert "would open a deletion request" in ctx.warnings[0]
 
 
-def test_a_lost_delete_answer_is_read_back(server, sleeps):
+def test_a_lost_delete_answer_is_read_back(server, run, sleeps):
     server.script = [(200, database(multiple_admins_required_for_deletion=True)), (502, {"code": "bad_gateway"}),
                      (200, database(multiple_admins_required_for_deletion=True, deletion_request=REQUEST))]
     ctx = TaskContext()
-    result = run(server, ctx=ctx, state="absent")
+    result = run(ctx=ctx, state="absent")
     assert result["changed"] is True and result["deletion_request"] == REQUEST
     assert methods(server) == ["GET", "DELETE", "GET"] and ctx.warnings == [WARNING % "opened"]
 
 
-def test_a_lost_delete_answer_of_a_deleted_database(server, sleeps):
+def test_a_lost_delete_answer_of_a_deleted_database(server, run, sleeps):
     server.script = [(200, database()), (502, {"code": "bad_gateway"}), NOT_FOUND]
-    assert run(server, state="absent")["changed"] is True
+    assert run(state="absent")["changed"] is True
     assert methods(server) == ["GET", "DELETE", "GET"]
 
 
-def test_a_refused_delete_of_a_database_protected_meanwhile_says_so(server):
+def test_a_refused_delete_of_a_database_protected_meanwhile_says_so(server, run):
     server.script = [(200, database()), (422, {"code": "unprocessable", "message": "protected"}),
                      (200, database(deletion_protected=True))]
     with pytest.raises(ModuleFailure) as caught:
-        run(server, state="absent")
+        run(state="absent")
     assert caught.value.msg.startswith("Database 'shop' is deletion protected") and caught.value.result["status"] == 422
 
 
@@ -301,13 +289,13 @@ def test_a_refused_delete_of_a_database_protected_meanwhile_says_so(server):
     (dict(migration_framework=" "), "migration_framework must not be empty."),
     (dict(default_branch=".."), "default_branch must be a name"),
 ])
-def test_bad_input_fails_before_any_request(server, args, message):
+def test_bad_input_fails_before_any_request(server, run, args, message):
     with pytest.raises(ModuleFailure) as caught:
-        run(server, check_mode=True, **args)
+        run(check_mode=True, **args)
     assert caught.value.msg.startswith(message)
     assert server.requests == []
 
 
-def test_any_name_can_be_deleted(server):
+def test_any_name_can_be_deleted(server, run):
     server.script = [(200, database(name="Old.DB")), (204, b"")]
-    assert run(server, name="Old.DB", state="absent")["changed"] is True
+    assert run(name="Old.DB", state="absent")["changed"] is True

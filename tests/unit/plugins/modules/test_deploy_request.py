@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
 from ansible_collections.planetscale.cloud.plugins.modules.deploy_request import DeployRequest
@@ -66,23 +65,13 @@ def page(*requests):
     return 200, dict(data=list(requests), next_page=None)
 
 
-def validate(**args):
-    args = dict(dict(organization="acme", database="shop", service_token_id="svc", service_token="s3cret",
-                     api_url="http://127.0.0.1:9/v1", api_retries=0), **args)
-    spec = DeployRequest.spec()
-    spec.pop("supports_check_mode")
-    return ModuleArgumentSpecValidator(**spec).validate(args)
+MODULE = DeployRequest  # run by the `run` fixture (tests/unit/conftest.py) with ARGS
+ARGS = dict(organization="acme", database="shop", service_token_id="svc", service_token="s3cret")
 
 
-def run(server, check_mode=False, diff=False, ctx=None, **args):
-    validation = validate(api_url=server.url + "/v1", **args)
-    assert not validation.error_messages
-    return DeployRequest(validation.validated_parameters, ctx or TaskContext(check_mode=check_mode, diff=diff)).execute()
-
-
-def failure(server, **args):
+def failure(run, **args):
     with pytest.raises(ModuleFailure) as caught:
-        run(server, **args)
+        run(**args)
     return caught.value
 
 
@@ -112,18 +101,18 @@ def failure(server, **args):
      "into_branch must be a branch name the platform accepts: 1 to 63 characters, lower-case letters, digits, '-' and "
      "'_', starting with a letter or digit; not 'Main'."),
 ])
-def test_bad_input_is_a_sentence_before_any_request(server, args, sentence):
-    assert failure(server, **args).msg == sentence
+def test_bad_input_is_a_sentence_before_any_request(server, run, args, sentence):
+    assert failure(run, **args).msg == sentence
     assert server.requests == []
 
 
 # Finding and opening -------------------------------------------------------------------------
 
-def test_a_new_request_is_opened_into_the_default_branch_and_waited_for_until_deployable(server, platform, sleeps):
+def test_a_new_request_is_opened_into_the_default_branch_and_waited_for_until_deployable(server, run, platform, sleeps):
     fake = platform(GET_=[(200, dict(name="shop", default_branch="main"))], GET__deploy_requests=[page()],
                     POST__deploy_requests=[(201, request("pending"))],
                     GET__deploy_requests__3=[(200, request("pending")), (200, request("pending")), (200, request())])
-    result = run(server, branch="dev", notes="Adds logs", auto_cutover=False)
+    result = run(branch="dev", notes="Adds logs", auto_cutover=False)
     assert result["changed"] is True
     assert result["status"] == "deployable"
     assert result["deploy_request"]["number"] == 3
@@ -134,32 +123,32 @@ def test_a_new_request_is_opened_into_the_default_branch_and_waited_for_until_de
     assert sleeps == [1.0, 1.5, 2.25]  # growing intervals
 
 
-def test_into_branch_is_main_where_the_database_cannot_be_read(server, platform):
+def test_into_branch_is_main_where_the_database_cannot_be_read(run, platform):
     fake = platform(GET_=[(403, dict(code="forbidden", message="no access"))], GET__deploy_requests=[page(request())])
-    assert run(server, branch="dev")["changed"] is False
+    assert run(branch="dev")["changed"] is False
     assert fake.sent() == ["GET ", "GET /deploy-requests"]
 
 
-def test_the_open_request_from_the_branch_is_the_one_and_costs_one_read(server, platform):
+def test_the_open_request_from_the_branch_is_the_one_and_costs_one_read(run, platform):
     other = dict(request(number=5), branch="other")  # a filter the server ignores is applied here too
     fake = platform(GET__deploy_requests=[page(other, request(number=1, open_=False), request())])
-    result = run(server, branch="dev", into_branch="main")
+    result = run(branch="dev", into_branch="main")
     assert (result["changed"], result["status"], result["deploy_request"]["number"]) == (False, "deployable", 3)
     assert fake.sent() == ["GET /deploy-requests"]
 
 
-def test_other_notes_on_an_existing_request_are_a_sentence(server, platform):
+def test_other_notes_on_an_existing_request_are_a_sentence(run, platform):
     fake = platform(GET__deploy_requests__3=[(200, dict(request(), notes="old"))])
-    assert failure(server, number=3, notes="new").msg == (
+    assert failure(run, number=3, notes="new").msg == (
         "Deploy request #3 (dev into main) of database 'shop' has other notes than the task gives: notes can only be "
         "set when the deploy request is created. Leave notes out, or close it and open a new one.")
     assert fake.writes() == []
 
 
-def test_a_setting_that_differs_is_changed_on_the_open_request(server, platform):
+def test_a_setting_that_differs_is_changed_on_the_open_request(server, run, platform):
     fake = platform(GET__deploy_requests__3=[(200, request())],
                     PUT__deploy_requests__3__auto_apply=[(200, request(auto_cutover=False))])
-    result = run(server, number=3, auto_cutover=False, auto_delete_branch=False, diff=True)
+    result = run(number=3, auto_cutover=False, auto_delete_branch=False, diff=True)
     assert result["changed"] is True
     assert fake.writes() == ["PUT /deploy-requests/3/auto-apply"]
     assert json.loads(server.requests[1]["body"]) == dict(enable=False)
@@ -168,36 +157,36 @@ def test_a_setting_that_differs_is_changed_on_the_open_request(server, platform)
         after=dict(state="open", deployment_state="ready", auto_cutover=False, auto_delete_branch=False))
 
 
-def test_a_number_that_does_not_exist_is_a_sentence(server, platform):
+def test_a_number_that_does_not_exist_is_a_sentence(run, platform):
     platform(GET__deploy_requests__9=[NOT_FOUND], GET_=[(200, dict(name="shop"))])
-    assert failure(server, number=9).msg == ("Deploy request #9 of database 'shop' does not exist; leave number out and "
-                                             "give branch to open one.")
+    assert failure(run, number=9).msg == ("Deploy request #9 of database 'shop' does not exist; leave number out and "
+                                          "give branch to open one.")
 
 
-def test_a_number_from_another_branch_is_a_sentence(server, platform):
+def test_a_number_from_another_branch_is_a_sentence(run, platform):
     platform(GET__deploy_requests__3=[(200, request())])
-    assert failure(server, number=3, branch="feature").msg.startswith(
+    assert failure(run, number=3, branch="feature").msg.startswith(
         "Deploy request #3 (dev into main) of database 'shop' has branch 'dev', not 'feature'")
 
 
-def test_a_create_whose_answer_is_lost_is_read_back_not_sent_twice(server, platform, sleeps):
+def test_a_create_whose_answer_is_lost_is_read_back_not_sent_twice(run, platform, sleeps):
     fake = platform(GET__deploy_requests=[page(), page(request())], POST__deploy_requests=[LOST])
-    result = run(server, branch="dev", into_branch="main")
+    result = run(branch="dev", into_branch="main")
     assert result["changed"] is True and result["deploy_request"]["number"] == 3
     assert fake.writes() == ["POST /deploy-requests"]
 
 
-def test_a_create_refused_because_another_run_opened_it_is_that_request(server, platform):
+def test_a_create_refused_because_another_run_opened_it_is_that_request(run, platform):
     fake = platform(GET__deploy_requests=[page(), page(request())],
                     POST__deploy_requests=[(422, dict(code="unprocessable", message="already open"))])
-    result = run(server, branch="dev", into_branch="main")
+    result = run(branch="dev", into_branch="main")
     assert result["changed"] is False and result["deploy_request"]["number"] == 3
     assert fake.writes() == ["POST /deploy-requests"]
 
 
-def test_check_mode_predicts_a_new_request_without_writing(server, platform):
+def test_check_mode_predicts_a_new_request_without_writing(run, platform):
     fake = platform(GET__deploy_requests=[page(request(number=1, open_=False, state="ready"))])
-    result = run(server, branch="dev", into_branch="main", check_mode=True, diff=True)
+    result = run(branch="dev", into_branch="main", check_mode=True, diff=True)
     assert result["changed"] is True
     assert result["deploy_request"]["state"] == "open" and result["status"] == "pending"
     assert result["diff"] == dict(before={}, after=dict(state="open", deployment_state="pending"))
@@ -205,12 +194,12 @@ def test_check_mode_predicts_a_new_request_without_writing(server, platform):
 
 
 @pytest.mark.parametrize("state", ["open", "deployed"])
-def test_a_request_opened_without_changes_is_a_change_and_a_second_run_writes_nothing(server, platform, sleeps, state):
+def test_a_request_opened_without_changes_is_a_change_and_a_second_run_writes_nothing(run, platform, sleeps, state):
     """Opening a request is a change (others see it, webhooks announce it); it stays open with no_changes."""
     fake = platform(GET__deploy_requests=[page(), page(request("no_changes"))],
                     POST__deploy_requests=[(201, request("pending"))],
                     GET__deploy_requests__3=[(200, request("no_changes"))])
-    result = run(server, branch="dev", into_branch="main", state=state)
+    result = run(branch="dev", into_branch="main", state=state)
     assert (result["changed"], result["status"]) == (True, "no_changes")
     assert result["deploy_request"]["state"] == "open"
     assert result["msg"] == ("Deploy request #3 (dev into main) of database 'shop' has no schema changes to deploy: "
@@ -218,25 +207,25 @@ def test_a_request_opened_without_changes_is_a_change_and_a_second_run_writes_no
                              "it, and it stays open (close it with state: closed).")
     assert fake.writes() == ["POST /deploy-requests"]
     assert sleeps == [1.0]
-    again = run(server, branch="dev", into_branch="main", state=state)
+    again = run(branch="dev", into_branch="main", state=state)
     assert (again["changed"], again["status"]) == (False, "no_changes")
     assert again["msg"].endswith("so nothing was deployed.")
     assert fake.writes() == ["POST /deploy-requests"]
 
 
-def test_check_mode_predicts_opening_a_request_as_a_change_as_the_run_reports_it(server, platform):
+def test_check_mode_predicts_opening_a_request_as_a_change_as_the_run_reports_it(run, platform):
     fake = platform(GET__deploy_requests=[page()])
-    assert run(server, branch="dev", into_branch="main", state="deployed", check_mode=True)["changed"] is True
+    assert run(branch="dev", into_branch="main", state="deployed", check_mode=True)["changed"] is True
     assert fake.writes() == []
 
 
 # Deploying -----------------------------------------------------------------------------------
 
-def test_deployed_queues_the_deploy_and_waits_until_the_schema_is_live(server, platform, sleeps):
+def test_deployed_queues_the_deploy_and_waits_until_the_schema_is_live(server, run, platform, sleeps):
     fake = platform(GET__deploy_requests__3=[(200, request()), (200, request("in_progress")),
                                              (200, request("complete_pending_revert"))],
                     POST__deploy_requests__3__deploy=[(200, request("queued"))])
-    result = run(server, number=3, state="deployed", instant_ddl=True, diff=True)
+    result = run(number=3, state="deployed", instant_ddl=True, diff=True)
     assert (result["changed"], result["status"]) == (True, "revertable")
     assert fake.sent() == ["GET /deploy-requests/3", "POST /deploy-requests/3/deploy", "GET /deploy-requests/3",
                            "GET /deploy-requests/3"]
@@ -246,44 +235,44 @@ def test_deployed_queues_the_deploy_and_waits_until_the_schema_is_live(server, p
 
 
 @pytest.mark.parametrize("state", ["complete_pending_revert", "complete"])
-def test_a_deployed_request_is_not_deployed_again(server, platform, state):
+def test_a_deployed_request_is_not_deployed_again(run, platform, state):
     fake = platform(GET__deploy_requests__3=[(200, request(state))])
-    assert run(server, number=3, state="deployed")["changed"] is False
+    assert run(number=3, state="deployed")["changed"] is False
     assert fake.sent() == ["GET /deploy-requests/3"]
 
 
-def test_the_newest_deployed_request_is_the_one_while_the_branch_has_not_changed(server, platform):
+def test_the_newest_deployed_request_is_the_one_while_the_branch_has_not_changed(run, platform):
     deployed = dict(request("complete", open_=False), deployed_at="2026-01-10T11:00:00Z")
     fake = platform(GET__deploy_requests=[page(deployed)],
                     GET__branches__dev=[(200, dict(name="dev", schema_last_updated_at="2026-01-10T09:59:00Z"))])
-    result = run(server, branch="dev", into_branch="main", state="deployed")
+    result = run(branch="dev", into_branch="main", state="deployed")
     assert (result["changed"], result["status"], result["deploy_request"]["number"]) == (False, "complete", 3)
     assert fake.writes() == []
 
 
-def test_a_branch_changed_after_its_last_deploy_opens_a_new_request(server, platform, sleeps):
+def test_a_branch_changed_after_its_last_deploy_opens_a_new_request(run, platform, sleeps):
     deployed = dict(request("complete", open_=False), deployed_at="2026-01-10T11:00:00Z")
     fake = platform(GET__deploy_requests=[page(deployed)],
                     GET__branches__dev=[(200, dict(name="dev", schema_last_updated_at="2026-01-11T08:00:00Z"))],
                     POST__deploy_requests=[(201, request("pending", number=4))],
                     GET__deploy_requests__4=[(200, request(number=4))])
-    assert run(server, branch="dev", into_branch="main")["deploy_request"]["number"] == 4
+    assert run(branch="dev", into_branch="main")["deploy_request"]["number"] == 4
     assert fake.writes() == ["POST /deploy-requests"]
 
 
-def test_the_deploy_check_is_waited_for_even_without_wait(server, platform, sleeps):
+def test_the_deploy_check_is_waited_for_even_without_wait(run, platform, sleeps):
     fake = platform(GET__deploy_requests__3=[(200, request("pending")), (200, request())],
                     POST__deploy_requests__3__deploy=[(200, request("queued"))])
-    result = run(server, number=3, state="deployed", wait=False)
+    result = run(number=3, state="deployed", wait=False)
     assert (result["changed"], result["status"]) == (True, "deploying")
     assert fake.sent() == ["GET /deploy-requests/3", "GET /deploy-requests/3", "POST /deploy-requests/3/deploy"]
 
 
-def test_without_wait_a_revert_window_not_reached_yet_is_left_with_a_warning(server, platform):
+def test_without_wait_a_revert_window_not_reached_yet_is_left_with_a_warning(run, platform):
     fake = platform(GET__deploy_requests__3=[(200, request())],
                     POST__deploy_requests__3__deploy=[(200, request("queued"))])
     ctx = TaskContext()
-    validation = validate(api_url=server.url + "/v1", number=3, state="deployed", revert_window="skip", wait=False)
+    validation = run.validate(number=3, state="deployed", revert_window="skip", wait=False)
     result = DeployRequest(validation.validated_parameters, ctx).execute()
     assert (result["changed"], result["status"]) == (True, "deploying")
     assert ctx.warnings == ["revert_window=skip was not applied: deploy request #3 (dev into main) of database 'shop' is "
@@ -292,33 +281,33 @@ def test_without_wait_a_revert_window_not_reached_yet_is_left_with_a_warning(ser
     assert fake.writes() == ["POST /deploy-requests/3/deploy"]
 
 
-def test_a_deploy_whose_answer_is_lost_is_not_queued_twice(server, platform, sleeps):
+def test_a_deploy_whose_answer_is_lost_is_not_queued_twice(run, platform, sleeps):
     fake = platform(GET__deploy_requests__3=[(200, request()), (200, request("queued")),
                                              (200, request("complete_pending_revert"))],
                     POST__deploy_requests__3__deploy=[LOST])
-    assert run(server, number=3, state="deployed")["changed"] is True
+    assert run(number=3, state="deployed")["changed"] is True
     assert fake.writes() == ["POST /deploy-requests/3/deploy"]
 
 
-def test_a_deploy_whose_answer_is_lost_and_was_not_applied_is_sent_again(server, platform, sleeps):
+def test_a_deploy_whose_answer_is_lost_and_was_not_applied_is_sent_again(run, platform, sleeps):
     fake = platform(GET__deploy_requests__3=[(200, request()), (200, request()),
                                              (200, request("complete_pending_revert"))],
                     POST__deploy_requests__3__deploy=[LOST, (200, request("queued"))])
-    assert run(server, number=3, state="deployed")["changed"] is True
+    assert run(number=3, state="deployed")["changed"] is True
     assert fake.writes() == ["POST /deploy-requests/3/deploy"] * 2
 
 
-def test_an_unapproved_request_the_platform_refuses_to_deploy_says_to_approve_it(server, platform):
+def test_an_unapproved_request_the_platform_refuses_to_deploy_says_to_approve_it(run, platform):
     platform(GET__deploy_requests__3=[(200, dict(request(), approved=False))],
              POST__deploy_requests__3__deploy=[(422, dict(code="unprocessable", message="approval required"))])
-    assert failure(server, number=3, state="deployed").msg.endswith(
+    assert failure(run, number=3, state="deployed").msg.endswith(
         "Deploy request #3 (dev into main) of database 'shop' is not approved: where the database requires an "
         "approved review before a deploy, approve it (planetscale.cloud.deploy_request_review) and run the task again.")
 
 
-def test_check_mode_predicts_the_deploy_without_writing(server, platform):
+def test_check_mode_predicts_the_deploy_without_writing(run, platform):
     fake = platform(GET__deploy_requests__3=[(200, request())])
-    result = run(server, number=3, state="deployed", revert_window="skip", check_mode=True, diff=True)
+    result = run(number=3, state="deployed", revert_window="skip", check_mode=True, diff=True)
     assert (result["changed"], result["status"]) == (True, "complete")
     assert result["diff"]["after"] == dict(state="open", deployment_state="complete")
     assert fake.writes() == []
@@ -328,12 +317,12 @@ def test_check_mode_predicts_the_deploy_without_writing(server, platform):
     request("ready"), request("pending"), request("queued"),
     dict(id="dr3", number=3, branch="dev", into_branch="main", state="open"),  # no deployment state at all
 ], ids=["ready", "pending", "queued", "no-state"])
-def test_a_read_behind_the_deploy_keeps_the_wait_going_until_the_deploy_is_live(server, platform, sleeps, lagging):
+def test_a_read_behind_the_deploy_keeps_the_wait_going_until_the_deploy_is_live(run, platform, sleeps, lagging):
     """A read that lags behind the deploy (still ready, pending, or no state) is not the deploy's end."""
     fake = platform(GET__deploy_requests__3=[(200, request()), (200, lagging), (200, lagging),
                                              (200, request("complete"))],
                     POST__deploy_requests__3__deploy=[(200, request("queued"))])
-    result = run(server, number=3, state="deployed")
+    result = run(number=3, state="deployed")
     assert (result["changed"], result["status"]) == (True, "complete")
     assert result["deploy_request"]["deployment_state"] == "complete"
     assert fake.sent() == ["GET /deploy-requests/3", "POST /deploy-requests/3/deploy"] + ["GET /deploy-requests/3"] * 3
@@ -341,10 +330,10 @@ def test_a_read_behind_the_deploy_keeps_the_wait_going_until_the_deploy_is_live(
 
 @pytest.mark.parametrize("answer", [request("weird"), dict(request(), deployment_state=None,
                                                            deployment=dict(state="weird"))])
-def test_a_state_the_collection_does_not_know_fails_naming_it(server, platform, sleeps, answer):
+def test_a_state_the_collection_does_not_know_fails_naming_it(run, platform, sleeps, answer):
     platform(GET__deploy_requests__3=[(200, request()), (200, answer)],
              POST__deploy_requests__3__deploy=[(200, request("queued"))])
-    caught = failure(server, number=3, state="deployed")
+    caught = failure(run, number=3, state="deployed")
     assert caught.msg.startswith("Deploy request #3 (dev into main) of database 'shop' is in state 'weird', which this "
                                  "collection does not know (it knows pending, ready, no_changes, ")
     assert caught.msg.endswith("so it cannot tell whether the deploy request is deployed: look at it in the platform's "
@@ -353,11 +342,11 @@ def test_a_state_the_collection_does_not_know_fails_naming_it(server, platform, 
     assert len(sleeps) == 1
 
 
-def test_a_request_that_shows_no_deployment_state_is_waited_for_until_the_timeout(server, platform, sleeps):
+def test_a_request_that_shows_no_deployment_state_is_waited_for_until_the_timeout(run, platform, sleeps):
     bare = dict(id="dr3", number=3, branch="dev", into_branch="main", state="open")
     platform(GET__deploy_requests__3=[(200, request()), (200, bare)],
              POST__deploy_requests__3__deploy=[(200, request("queued"))])
-    caught = failure(server, number=3, state="deployed", wait_timeout=30)
+    caught = failure(run, number=3, state="deployed", wait_timeout=30)
     assert caught.msg == ("Waited 30 seconds (wait_timeout) for deploy request #3 (dev into main) of database 'shop' "
                           "to be deployed; its last answer showed no deployment state. Raise wait_timeout, or set wait to "
                           "false and run the task again later.")
@@ -365,71 +354,71 @@ def test_a_request_that_shows_no_deployment_state_is_waited_for_until_the_timeou
     assert 25 < sum(sleeps) <= 30
 
 
-def test_a_read_that_lags_behind_the_cutover_keeps_the_wait_going(server, platform, sleeps):
+def test_a_read_that_lags_behind_the_cutover_keeps_the_wait_going(run, platform, sleeps):
     gated = dict(auto_cutover=False)
     fake = platform(GET__deploy_requests__3=[(200, request("pending_cutover", **gated)),
                                              (200, request("ready", **gated)),
                                              (200, request("complete_pending_revert", **gated))],
                     POST__deploy_requests__3__apply_deploy=[(200, request("pending_cutover", **gated))])
-    result = run(server, number=3, state="deployed", cutover=True)
+    result = run(number=3, state="deployed", cutover=True)
     assert (result["changed"], result["status"]) == (True, "revertable")
     assert fake.writes() == ["POST /deploy-requests/3/apply-deploy"]
 
 
 # Cutover and revert window -------------------------------------------------------------------
 
-def test_a_gated_deploy_returns_awaiting_its_cutover_without_cutover(server, platform, sleeps):
+def test_a_gated_deploy_returns_awaiting_its_cutover_without_cutover(run, platform, sleeps):
     gated = dict(auto_cutover=False)
     fake = platform(GET__deploy_requests__3=[(200, request(**gated)), (200, request("pending_cutover", **gated))],
                     POST__deploy_requests__3__deploy=[(200, request("queued", **gated))])
-    result = run(server, number=3, state="deployed", revert_window="skip")
+    result = run(number=3, state="deployed", revert_window="skip")
     assert (result["changed"], result["status"]) == (True, "awaiting_cutover")
     assert "waits for it: run the task with cutover: true" in result["msg"]
     assert fake.writes() == ["POST /deploy-requests/3/deploy"]
 
 
-def test_cutover_applies_a_gated_deploy_and_waits_until_live(server, platform, sleeps):
+def test_cutover_applies_a_gated_deploy_and_waits_until_live(run, platform, sleeps):
     gated = dict(auto_cutover=False)
     fake = platform(GET__deploy_requests__3=[(200, request("pending_cutover", **gated)),
                                              (200, request("in_progress_cutover", **gated)),
                                              (200, request("complete_pending_revert", **gated))],
                     POST__deploy_requests__3__apply_deploy=[(200, request("in_progress_cutover", **gated))])
-    result = run(server, number=3, state="deployed", cutover=True)
+    result = run(number=3, state="deployed", cutover=True)
     assert (result["changed"], result["status"]) == (True, "revertable")
     assert fake.writes() == ["POST /deploy-requests/3/apply-deploy"]
 
 
-def test_revert_window_skip_ends_the_window(server, platform, sleeps):
+def test_revert_window_skip_ends_the_window(run, platform, sleeps):
     fake = platform(GET__deploy_requests__3=[(200, request("complete_pending_revert")), (200, request("complete"))],
                     POST__deploy_requests__3__skip_revert=[(200, request("complete_pending_revert"))])
-    result = run(server, number=3, state="deployed", revert_window="skip")
+    result = run(number=3, state="deployed", revert_window="skip")
     assert (result["changed"], result["status"]) == (True, "complete")
     assert fake.writes() == ["POST /deploy-requests/3/skip-revert"]
 
 
-def test_revert_window_revert_reverts_and_a_second_run_writes_nothing(server, platform, sleeps):
+def test_revert_window_revert_reverts_and_a_second_run_writes_nothing(run, platform, sleeps):
     fake = platform(GET__deploy_requests__3=[(200, request("complete_pending_revert")),
                                              (200, request("in_progress_revert")), (200, request("complete_revert"))],
                     POST__deploy_requests__3__revert=[(200, request("in_progress_revert"))])
-    result = run(server, number=3, state="deployed", revert_window="revert")
+    result = run(number=3, state="deployed", revert_window="revert")
     assert (result["changed"], result["deploy_request"]["deployment_state"]) == (True, "complete_revert")
-    assert run(server, number=3, state="deployed", revert_window="revert")["changed"] is False
+    assert run(number=3, state="deployed", revert_window="revert")["changed"] is False
     assert fake.writes() == ["POST /deploy-requests/3/revert"]
 
 
-def test_a_revert_after_the_window_is_a_sentence(server, platform):
+def test_a_revert_after_the_window_is_a_sentence(run, platform):
     platform(GET__deploy_requests__3=[(200, request("complete"))])
-    assert failure(server, number=3, state="deployed", revert_window="revert").msg == (
+    assert failure(run, number=3, state="deployed", revert_window="revert").msg == (
         "Deploy request #3 (dev into main) of database 'shop' can no longer be reverted: its revert window has ended "
         "(state 'complete').")
 
 
 # Failing fast --------------------------------------------------------------------------------
 
-def test_lint_errors_fail_fast_naming_the_table_the_error_and_the_docs(server, platform, sleeps):
+def test_lint_errors_fail_fast_naming_the_table_the_error_and_the_docs(run, platform, sleeps):
     blocked = dict(deployable=False, lint_errors=[LINT])
     platform(GET__deploy_requests__3=[(200, request("pending")), (200, request("error", **blocked))])
-    caught = failure(server, number=3, state="deployed")
+    caught = failure(run, number=3, state="deployed")
     assert caught.msg == (
         "Deploy request #3 (dev into main) of database 'shop' is in state 'error': its deploy check failed, with 1 lint "
         "error: table 'logs' of keyspace 'shop': NO_UNIQUE_KEY: Table 'logs' has no primary key or unique key (see "
@@ -439,29 +428,29 @@ def test_lint_errors_fail_fast_naming_the_table_the_error_and_the_docs(server, p
     assert sleeps == [1.0]  # one poll after the state appears
 
 
-def test_a_ready_request_with_lint_errors_is_not_sent_to_deploy(server, platform):
+def test_a_ready_request_with_lint_errors_is_not_sent_to_deploy(run, platform):
     fake = platform(GET__deploy_requests__3=[(200, request("ready", deployable=False, lint_errors=[LINT, LINT]))])
-    caught = failure(server, number=3, state="deployed")
+    caught = failure(run, number=3, state="deployed")
     assert caught.msg.startswith("Deploy request #3 (dev into main) of database 'shop' is in state 'ready': it cannot "
                                  "be deployed, with 2 lint errors: table 'logs' of keyspace 'shop': NO_UNIQUE_KEY")
     assert caught.result["status"] == "blocked"
     assert fake.writes() == []
 
 
-def test_a_deploy_check_error_is_named(server, platform):
+def test_a_deploy_check_error_is_named(run, platform):
     platform(GET__deploy_requests__3=[(200, request("error", deploy_check_errors="unsupported ALTER"))])
-    assert "the deploy check says: unsupported ALTER." in failure(server, number=3).msg
+    assert "the deploy check says: unsupported ALTER." in failure(run, number=3).msg
 
 
 @pytest.mark.parametrize("state, what", [("complete_error", "the deploy failed"),
                                          ("cancelled", "its deploy was cancelled"),
                                          ("complete_revert_error", "the revert failed")])
-def test_a_deploy_that_fails_ends_the_wait_at_once_with_the_state_named(server, platform, sleeps, state, what):
+def test_a_deploy_that_fails_ends_the_wait_at_once_with_the_state_named(run, platform, sleeps, state, what):
     operation = dict(table_name="logs", deploy_errors="duplicate column")
     platform(GET__deploy_requests__3=[(200, request()), (200, request("in_progress")),
                                       (200, request(state, deploy_operations=[operation]))],
              POST__deploy_requests__3__deploy=[(200, request("queued"))])
-    caught = failure(server, number=3, state="deployed", wait_timeout=600)
+    caught = failure(run, number=3, state="deployed", wait_timeout=600)
     assert caught.msg.startswith("Deploy request #3 (dev into main) of database 'shop' is in state %r: %s, with table "
                                  "'logs': duplicate column." % (state, what))
     assert caught.result["changed"] is True
@@ -469,10 +458,10 @@ def test_a_deploy_that_fails_ends_the_wait_at_once_with_the_state_named(server, 
     assert len(sleeps) == 2 and sum(sleeps) < 3
 
 
-def test_the_wait_timeout_fails_with_the_last_state(server, platform, sleeps):
+def test_the_wait_timeout_fails_with_the_last_state(run, platform, sleeps):
     platform(GET__deploy_requests__3=[(200, request()), (200, request("in_progress"))],
              POST__deploy_requests__3__deploy=[(200, request("queued"))])
-    caught = failure(server, number=3, state="deployed", wait_timeout=30)
+    caught = failure(run, number=3, state="deployed", wait_timeout=30)
     assert caught.msg == ("Waited 30 seconds (wait_timeout) for deploy request #3 (dev into main) of database 'shop' to "
                           "be deployed; its last state was 'in_progress'. Raise wait_timeout, or set wait to false and "
                           "run the task again later.")
@@ -482,30 +471,30 @@ def test_the_wait_timeout_fails_with_the_last_state(server, platform, sleeps):
 
 # Closing -------------------------------------------------------------------------------------
 
-def test_closed_closes_the_open_request_once(server, platform):
+def test_closed_closes_the_open_request_once(server, run, platform):
     fake = platform(GET__deploy_requests=[page(request()), page(dict(request(), state="closed"))],
                     PATCH__deploy_requests__3=[(200, dict(request(), state="closed"))])
-    first = run(server, branch="dev", into_branch="main", state="closed", diff=True)
+    first = run(branch="dev", into_branch="main", state="closed", diff=True)
     assert (first["changed"], first["status"]) == (True, "cancelled")
     assert first["diff"] == dict(before=dict(state="open", deployment_state="ready"),
                                  after=dict(state="closed", deployment_state="ready"))
     assert json.loads(server.requests[1]["body"]) == dict(state="closed")
-    assert run(server, branch="dev", into_branch="main", state="closed")["changed"] is False
+    assert run(branch="dev", into_branch="main", state="closed")["changed"] is False
     assert fake.writes() == ["PATCH /deploy-requests/3"]
 
 
-def test_a_lean_close_answer_is_read_back_for_the_request_s_state(server, platform):
+def test_a_lean_close_answer_is_read_back_for_the_request_s_state(run, platform):
     """The platform answers a close with only deployment.state (recorded): the state comes from a read."""
     lean = dict(id="dr3", number=3, deployment=dict(state="ready"))
     fake = platform(GET__deploy_requests=[page(request())], PATCH__deploy_requests__3=[(200, lean)],
                     GET__deploy_requests__3=[(200, dict(request(), state="closed"))])
-    result = run(server, branch="dev", into_branch="main", state="closed")
+    result = run(branch="dev", into_branch="main", state="closed")
     assert result["changed"] is True
     assert result["deploy_request"]["state"] == "closed" and result["status"] == "cancelled"
     assert fake.sent() == ["GET /deploy-requests", "PATCH /deploy-requests/3", "GET /deploy-requests/3"]
 
 
-def test_a_closed_request_cannot_be_deployed(server, platform):
+def test_a_closed_request_cannot_be_deployed(run, platform):
     platform(GET__deploy_requests__3=[(200, request(open_=False))])
-    assert failure(server, number=3, state="deployed").msg.startswith(
+    assert failure(run, number=3, state="deployed").msg.startswith(
         "Deploy request #3 (dev into main) of database 'shop' is closed without having been deployed")

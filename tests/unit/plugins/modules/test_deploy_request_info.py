@@ -5,27 +5,16 @@
 from __future__ import annotations
 
 import pytest
-from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.modules.deploy_request_info import DeployRequestInfo
 
 DATABASE = "/v1/organizations/acme/databases/shop"
 NOT_FOUND = (404, dict(code="not_found", message="Not Found"))
 
 
-def validate(server, **args):
-    args = dict(dict(organization="acme", database="shop", service_token_id="svc", service_token="s3cret",
-                     api_url=server.url + "/v1", api_retries=0), **args)
-    spec = DeployRequestInfo.spec()
-    spec.pop("supports_check_mode")
-    return ModuleArgumentSpecValidator(**spec).validate(args)
-
-
-def run(server, **args):
-    validation = validate(server, **args)
-    assert not validation.error_messages
-    return DeployRequestInfo(validation.validated_parameters, TaskContext(check_mode=True)).execute()
+MODULE = DeployRequestInfo  # run by the `run` fixture (tests/unit/conftest.py) with ARGS
+ARGS = dict(organization="acme", database="shop", service_token_id="svc", service_token="s3cret")
 
 
 def request(number, **fields):
@@ -40,9 +29,9 @@ def paths(server):
     return [r["path"][len(DATABASE):] for r in server.requests]
 
 
-def test_every_page_of_the_list_is_read_with_the_filters(server):
+def test_every_page_of_the_list_is_read_with_the_filters(server, run):
     server.script = [page([request(n) for n in range(1, 101)], next_page=2), page([request(101)])]
-    result = run(server, state="open", branch="dev", into_branch="main")
+    result = run(state="open", branch="dev", into_branch="main")
     assert [r["number"] for r in result["deploy_requests"]] == list(range(1, 102))
     assert result["changed"] is False
     assert paths(server) == ["/deploy-requests"] * 2
@@ -51,46 +40,46 @@ def test_every_page_of_the_list_is_read_with_the_filters(server):
         ["open"], ["dev"], ["main"], ["100"])
 
 
-def test_limit_caps_the_list(server):
+def test_limit_caps_the_list(server, run):
     server.script = [page([request(1), request(2)])]
-    assert [r["number"] for r in run(server, limit=1)["deploy_requests"]] == [1]
+    assert [r["number"] for r in run(limit=1)["deploy_requests"]] == [1]
 
 
-def test_number_reads_the_request_with_its_deployment_and_operations(server):
+def test_number_reads_the_request_with_its_deployment_and_operations(server, run):
     operation = dict(id="op1", table_name="logs", operation_name="CREATE", ddl_statement="CREATE TABLE logs (id int)")
     server.script = [(200, request(7, deployment=dict(state="ready", deployable=True))), page([operation])]
-    result = run(server, number=7)
+    result = run(number=7)
     assert result["deploy_request"]["deployment"]["deployable"] is True
     assert result["deploy_request"]["operations"] == [operation]
     assert paths(server) == ["/deploy-requests/7", "/deploy-requests/7/operations"]
 
 
-def test_a_request_without_its_deployment_gets_it_read(server):
+def test_a_request_without_its_deployment_gets_it_read(server, run):
     server.script = [(200, request(7)), (200, dict(id="d1", state="ready", deployable=True)), page([])]
-    result = run(server, number=7)
+    result = run(number=7)
     assert result["deploy_request"]["deployment"]["id"] == "d1"
     assert paths(server) == ["/deploy-requests/7", "/deploy-requests/7/deployment", "/deploy-requests/7/operations"]
 
 
-def test_a_number_that_does_not_exist_is_null_in_a_database_that_does(server):
+def test_a_number_that_does_not_exist_is_null_in_a_database_that_does(server, run):
     server.script = [NOT_FOUND, (200, dict(name="shop"))]
-    assert run(server, number=9)["deploy_request"] is None
+    assert run(number=9)["deploy_request"] is None
     assert paths(server) == ["/deploy-requests/9", ""]
 
 
-def test_a_database_that_does_not_exist_is_a_failure(server):
+def test_a_database_that_does_not_exist_is_a_failure(server, run):
     server.script = [NOT_FOUND, NOT_FOUND]
     with pytest.raises(ModuleFailure, match="Check that organization 'acme' and database 'shop' exist"):
-        run(server, number=9)
+        run(number=9)
 
 
-def test_number_below_one_is_a_sentence_before_any_request(server):
+def test_number_below_one_is_a_sentence_before_any_request(server, run):
     with pytest.raises(ModuleFailure) as caught:
-        run(server, number=0)
+        run(number=0)
     assert caught.value.msg == "number must be 1 or more, not 0."
     assert server.requests == []
 
 
 @pytest.mark.parametrize("other", [dict(state="open"), dict(branch="dev"), dict(limit=3)])
-def test_number_does_not_go_with_the_list_filters(server, other):
-    assert validate(server, number=1, **other).error_messages
+def test_number_does_not_go_with_the_list_filters(run, other):
+    assert run.validate(number=1, **other).error_messages

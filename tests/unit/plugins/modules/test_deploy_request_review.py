@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
 from ansible_collections.planetscale.cloud.plugins.modules.deploy_request_review import DeployRequestReview
@@ -25,15 +24,8 @@ def page(*items, next_page=None):
     return (200, dict(type="list", current_page=1, next_page=next_page, data=list(items)))
 
 
-def run(server, check_mode=False, diff=False, **args):
-    args = dict(dict(organization="acme", database="shop", number=7, service_token_id="svc",
-                     service_token="s3cret", api_url=server.url + "/v1", api_retries=0), **args)
-    args = dict((name, value) for name, value in args.items() if value is not None)  # None: left out of the task
-    spec = DeployRequestReview.spec()
-    spec.pop("supports_check_mode")
-    validation = ModuleArgumentSpecValidator(**spec).validate(args)
-    assert not validation.error_messages
-    return DeployRequestReview(validation.validated_parameters, TaskContext(check_mode=check_mode, diff=diff)).execute()
+MODULE = DeployRequestReview  # run by the `run` fixture (tests/unit/conftest.py) with ARGS
+ARGS = dict(organization="acme", database="shop", number=7, service_token_id="svc", service_token="s3cret")
 
 
 def calls(server):
@@ -44,109 +36,109 @@ def posts(server):
     return [json.loads(r["body"]) for r in server.requests if r["method"] == "POST"]
 
 
-def test_approve_posts_an_approval_when_this_reviewer_has_none(server):
+def test_approve_posts_an_approval_when_this_reviewer_has_none(server, run):
     server.script = [page(review(actor="u-other")), (200, ME), (201, review(body="ok"))]
-    result = run(server, body="ok", diff=True)
+    result = run(body="ok", diff=True)
     assert result["changed"] is True and result["review"]["id"] == "r1"
     assert calls(server) == [("GET", REVIEWS), ("GET", "/v1/user"), ("POST", REVIEWS)]
     assert posts(server) == [dict(state="approved", body="ok")]
     assert result["diff"] == dict(before={}, after=dict(state="approved", body="ok"))
 
 
-def test_approve_without_body_sends_the_state_alone(server):
+def test_approve_without_body_sends_the_state_alone(server, run):
     server.script = [page(), (200, ME), (201, review())]
-    assert run(server)["changed"] is True
+    assert run()["changed"] is True
     assert posts(server) == [dict(state="approved")]
 
 
 @pytest.mark.parametrize("body", [None, "another text"])
-def test_approve_when_the_user_already_approved_sends_no_write(server, body):
+def test_approve_when_the_user_already_approved_sends_no_write(server, run, body):
     mine = review(body="LGTM", review_id="r9")
     server.script = [page(review(state="commented", body="hm")), page(mine), (200, ME)]
     server.script[0][1]["next_page"] = 2
-    result = run(server, body=body, diff=True)
+    result = run(body=body, diff=True)
     assert result["changed"] is False and result["review"] == mine
     assert [r["method"] for r in server.requests] == ["GET", "GET", "GET"]
     assert result["diff"]["before"] == result["diff"]["after"] == dict(state="approved", body="LGTM")
 
 
-def test_a_service_token_s_own_approval_counts_when_get_user_is_refused(server):
+def test_a_service_token_s_own_approval_counts_when_get_user_is_refused(server, run):
     server.script = [page(review(actor="svc")), FORBIDDEN]
-    assert run(server)["changed"] is False
+    assert run()["changed"] is False
     assert calls(server) == [("GET", REVIEWS), ("GET", "/v1/user")]
 
 
-def test_another_reviewer_s_approval_or_comment_does_not_count(server):
+def test_another_reviewer_s_approval_or_comment_does_not_count(server, run):
     server.script = [page(review(actor="u-other"), review(state="commented", actor="u-me")), (200, ME),
                      (201, review())]
-    assert run(server)["changed"] is True
+    assert run()["changed"] is True
 
 
-def test_a_comment_with_the_same_text_by_this_reviewer_is_not_posted_twice(server):
+def test_a_comment_with_the_same_text_by_this_reviewer_is_not_posted_twice(server, run):
     mine = review(state="commented", body="Looks safe.\n")
     server.script = [page(review(state="commented", body="Looks safe.", actor="u-other"), mine), (200, ME)]
-    result = run(server, action="comment", body="Looks safe.")
+    result = run(action="comment", body="Looks safe.")
     assert result["changed"] is False and result["review"] == mine
 
 
-def test_a_comment_with_another_text_is_posted(server):
+def test_a_comment_with_another_text_is_posted(server, run):
     server.script = [page(review(state="commented", body="First.")), (200, ME),
                      (201, review(state="commented", body="Second."))]
-    result = run(server, action="comment", body="Second.")
+    result = run(action="comment", body="Second.")
     assert result["changed"] is True and result["review"]["body"] == "Second."
     assert posts(server) == [dict(state="commented", body="Second.")]
 
 
-def test_check_mode_predicts_the_review_and_writes_nothing(server):
+def test_check_mode_predicts_the_review_and_writes_nothing(server, run):
     server.script = [page(), (200, ME)]
-    result = run(server, check_mode=True, diff=True, action="comment", body="Soon.")
+    result = run(check_mode=True, diff=True, action="comment", body="Soon.")
     assert result == dict(changed=True, review=dict(state="commented", body="Soon."),
                           diff=dict(before={}, after=dict(state="commented", body="Soon.")))
     assert [r["method"] for r in server.requests] == ["GET", "GET"]
 
 
-def test_a_review_whose_answer_was_lost_is_read_back_and_not_posted_twice(server, sleeps):
+def test_a_review_whose_answer_was_lost_is_read_back_and_not_posted_twice(server, run, sleeps):
     server.script = [page(), (200, ME), (502, dict(code="bad_gateway")), page(review(body="ok", review_id="r2"))]
-    result = run(server, body="ok")
+    result = run(body="ok")
     assert result["changed"] is True and result["review"]["id"] == "r2"
     assert [r["method"] for r in server.requests] == ["GET", "GET", "POST", "GET"]
 
 
-def test_a_lost_review_that_reading_shows_was_not_applied_is_posted_again(server, sleeps):
+def test_a_lost_review_that_reading_shows_was_not_applied_is_posted_again(server, run, sleeps):
     server.script = [page(), (200, ME), (502, dict(code="bad_gateway")), page(), (201, review())]
-    assert run(server)["changed"] is True
+    assert run()["changed"] is True
     assert [r["method"] for r in server.requests] == ["GET", "GET", "POST", "GET", "POST"]
     assert len(sleeps) == 1
 
 
-def test_an_access_token_that_cannot_read_its_user_fails_before_any_write(server):
+def test_an_access_token_that_cannot_read_its_user_fails_before_any_write(server, run):
     server.script = [page(), FORBIDDEN]
     with pytest.raises(ModuleFailure) as caught:
-        run(server, service_token_id=None, service_token=None, access_token="pscale_oauth_x")
+        run(service_token_id=None, service_token=None, access_token="pscale_oauth_x")
     assert caught.value.msg == ("The access token cannot read the user it acts for (GET /user answered HTTP 403), so "
                                 "the module cannot tell this reviewer's reviews from others' and would review twice: "
                                 "give the token the read_user scope.")
     assert [r["method"] for r in server.requests] == ["GET", "GET"]
 
 
-def test_an_access_token_s_user_is_the_reviewer(server):
+def test_an_access_token_s_user_is_the_reviewer(server, run):
     server.script = [page(review(actor="svc"), review(actor="u-me", review_id="r5")), (200, ME)]
-    result = run(server, service_token_id=None, service_token=None, access_token="pscale_oauth_x")
+    result = run(service_token_id=None, service_token=None, access_token="pscale_oauth_x")
     assert result["changed"] is False and result["review"]["id"] == "r5"
 
 
-def test_a_service_token_in_the_environment_is_not_the_reviewer_beside_an_access_token(server, monkeypatch):
+def test_a_service_token_in_the_environment_is_not_the_reviewer_beside_an_access_token(server, run, monkeypatch):
     monkeypatch.setenv("PLANETSCALE_SERVICE_TOKEN_ID", "svc-env")
     monkeypatch.setenv("PLANETSCALE_SERVICE_TOKEN", "env-s3cret")
     server.script = [page(review(actor="svc-env")), (200, ME), (201, review())]
-    assert run(server, service_token_id=None, service_token=None, access_token="pscale_oauth_x")["changed"] is True
+    assert run(service_token_id=None, service_token=None, access_token="pscale_oauth_x")["changed"] is True
     assert server.requests[-1]["headers"]["Authorization"] == "Bearer pscale_oauth_x"
 
 
-def test_a_missing_deploy_request_fails_with_a_hint(server):
+def test_a_missing_deploy_request_fails_with_a_hint(server, run):
     server.script = [(404, dict(code="not_found", message="Not Found"))]
     with pytest.raises(ModuleFailure) as caught:
-        run(server)
+        run()
     assert caught.value.msg.endswith("Check that organization 'acme', database 'shop' and deploy request 7 exist and "
                                      "that the credentials can see them.")
 
@@ -159,9 +151,9 @@ def test_a_missing_deploy_request_fails_with_a_hint(server):
     (dict(database=".."), "database must be a name, not '..'."),
 ])
 @pytest.mark.parametrize("check_mode", [True, False], ids=["check", "run"])
-def test_bad_input_fails_before_any_request(server, args, message, check_mode):
+def test_bad_input_fails_before_any_request(server, run, args, message, check_mode):
     with pytest.raises(ModuleFailure) as caught:
-        run(server, check_mode=check_mode, **args)
+        run(check_mode=check_mode, **args)
     assert caught.value.msg == message and server.requests == []
 
 
@@ -171,22 +163,12 @@ def recorded(state="approved", body="", review_id="r1"):
                 created_at="2026-01-01T00:00:00Z", updated_at="2026-01-01T00:00:00Z")
 
 
-def run_ctx(server, ctx, **args):
-    args = dict(dict(organization="acme", database="shop", number=7, service_token_id="svc",
-                     service_token="s3cret", api_url=server.url + "/v1", api_retries=0), **args)
-    spec = DeployRequestReview.spec()
-    spec.pop("supports_check_mode")
-    validation = ModuleArgumentSpecValidator(**spec).validate(args)
-    assert not validation.error_messages
-    return DeployRequestReview(validation.validated_parameters, ctx).execute()
-
-
 @pytest.mark.parametrize("check_mode", [False, True], ids=["run", "check"])
-def test_a_rerun_over_an_approval_without_actor_posts_nothing_and_warns(server, check_mode):
+def test_a_rerun_over_an_approval_without_actor_posts_nothing_and_warns(server, run, check_mode):
     """Recorded answers carry no actor: the approval may be this reviewer's, so a second one is not posted."""
     server.script = [page(recorded()), (200, ME)]
     ctx = TaskContext(check_mode=check_mode)
-    result = run_ctx(server, ctx)
+    result = run(ctx=ctx)
     assert result["changed"] is False and result["review"]["id"] == "r1"
     assert calls(server) == [("GET", REVIEWS), ("GET", "/v1/user")]
     assert ctx.warnings == ["Deploy request #7 of database 'shop' has an approval (review r1) whose record names no "
@@ -195,36 +177,36 @@ def test_a_rerun_over_an_approval_without_actor_posts_nothing_and_warns(server, 
                             "web application."]
 
 
-def test_a_comment_without_actor_counts_only_with_the_same_text(server):
+def test_a_comment_without_actor_counts_only_with_the_same_text(server, run):
     server.script = [page(recorded("commented", "Other."), recorded("commented", "Looks safe.", "r2")), (200, ME)]
     ctx = TaskContext()
-    result = run_ctx(server, ctx, action="comment", body="Looks safe.")
+    result = run(ctx=ctx, action="comment", body="Looks safe.")
     assert result["changed"] is False and result["review"]["id"] == "r2"
     assert ctx.warnings[0].startswith("Deploy request #7 of database 'shop' has a comment with the same text "
                                       "(review r2)")
     server.requests.clear()
     server.script = [page(recorded("commented", "Other.")), (200, ME), (201, recorded("commented", "New."))]
-    assert run_ctx(server, TaskContext(), action="comment", body="New.")["changed"] is True
+    assert run(ctx=TaskContext(), action="comment", body="New.")["changed"] is True
     assert posts(server) == [dict(state="commented", body="New.")]
 
 
 @pytest.mark.parametrize("author", [dict(actor_id="u-other"), dict(user=dict(id="u-other")), dict(user_id="u-other"),
                                     dict(actor=dict(display_name="Me"))])
-def test_the_author_is_told_by_any_id_field_and_never_by_display_name(server, author):
+def test_the_author_is_told_by_any_id_field_and_never_by_display_name(server, run, author):
     """An ID field beside actor names the author: another's approval does not count. A display name names nobody."""
     server.script = [page(dict(recorded(), **author)), (200, ME), (201, review())]
     ctx = TaskContext()
-    result = run_ctx(server, ctx)
+    result = run(ctx=ctx)
     named = "display_name" not in str(author)
     assert result["changed"] is named
     assert len(ctx.warnings) == (0 if named else 1)
     assert posts(server) == ([dict(state="approved")] if named else [])
 
 
-def test_a_lost_answer_read_back_finds_the_new_review_without_actor(server, sleeps):
+def test_a_lost_answer_read_back_finds_the_new_review_without_actor(server, run, sleeps):
     server.script = [page(recorded(review_id="old", state="commented", body="x")), (200, ME),
                      (502, dict(code="bad_gateway")), page(recorded(review_id="old", state="commented", body="x"),
                                                            recorded(review_id="r2"))]
-    result = run(server)
+    result = run()
     assert result["changed"] is True and result["review"]["id"] == "r2"
     assert [r["method"] for r in server.requests] == ["GET", "GET", "POST", "GET"]

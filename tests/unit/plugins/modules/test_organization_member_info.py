@@ -3,40 +3,32 @@
 
 from __future__ import annotations
 
-from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import TaskContext
 from ansible_collections.planetscale.cloud.plugins.modules.organization_member_info import OrganizationMemberInfo
 
 
-def run(server, **args):
-    args = dict(dict(organization="acme", service_token_id="svc", service_token="s3cret",
-                     api_url=server.url + "/v1", api_retries=0), **args)
-    spec = OrganizationMemberInfo.spec()
-    spec.pop("supports_check_mode")
-    validation = ModuleArgumentSpecValidator(**spec).validate(args)
-    assert not validation.error_messages
-    return OrganizationMemberInfo(validation.validated_parameters, TaskContext()).execute()
+MODULE = OrganizationMemberInfo  # run by the `run` fixture (tests/unit/conftest.py) with ARGS
+ARGS = dict(organization="acme", service_token_id="svc", service_token="s3cret")
 
 
 def member(number, role="member"):
     return dict(id="m%d" % number, role=role, user=dict(id="u%d" % number, email="user%d@example.com" % number))
 
 
-def test_every_page_and_the_filter_q(server):
+def test_every_page_and_the_filter_q(server, run):
     first = (200, dict(type="list", current_page=1, next_page=2, data=[member(n) for n in range(100)]))
     second = (200, dict(type="list", current_page=2, next_page=None, data=[member(100, "admin")]))
     server.script = [first, second]
-    result = run(server, q="user")
+    result = run(q="user")
     assert result["changed"] is False and len(result["members"]) == 101
     assert result["members"][-1]["role"] == "admin"
     assert [r["query"].get("q") for r in server.requests] == [["user"], ["user"]]
 
 
-def test_one_member_by_email_user_id_or_membership_id(server):
+def test_one_member_by_email_user_id_or_membership_id(server, run):
     listing = (200, dict(data=[member(1), member(2)]))
     for wanted in ("USER2@example.com", "u2", "m2"):
         server.script = [listing]
-        assert run(server, member=wanted)["members"] == [member(2)]
+        assert run(member=wanted)["members"] == [member(2)]
     server.script = [listing]
-    assert run(server, member="nobody@example.com")["members"] == []
+    assert run(member="nobody@example.com")["members"] == []

@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.modules.postgres_role_info import PostgresRoleInfo
 
 SECRET = "pscale_pw_the_secret_itself"
@@ -16,14 +15,8 @@ BRANCH = "/v1/organizations/acme/databases/ledger/branches/main"
 PATH = BRANCH + "/roles"
 
 
-def run(server, check_mode=False, **args):
-    args = dict(dict(organization="acme", database="ledger", branch="main", service_token_id="svc",
-                     service_token="s3cret", api_url=server.url + "/v1", api_retries=0), **args)
-    spec = PostgresRoleInfo.spec()
-    spec.pop("supports_check_mode")
-    validation = ModuleArgumentSpecValidator(**spec).validate(args)
-    assert not validation.error_messages
-    return PostgresRoleInfo(validation.validated_parameters, TaskContext(check_mode=check_mode)).execute()
+MODULE = PostgresRoleInfo  # run by the `run` fixture (tests/unit/conftest.py) with ARGS
+ARGS = dict(organization="acme", database="ledger", branch="main", service_token_id="svc", service_token="s3cret")
 
 
 def role(name, number=0, **fields):
@@ -38,10 +31,10 @@ def page(items, next_page=None):
     return (200, dict(type="list", current_page=1, next_page=next_page, data=items))
 
 
-def test_every_page_and_the_default_role_never_a_secret(server):
+def test_every_page_and_the_default_role_never_a_secret(server, run):
     server.script = [page([role("a", n, password=SECRET) for n in range(100)], next_page=2),
                      page([role("a", n) for n in range(100, 130)]), (200, dict(DEFAULT, password=SECRET))]
-    result = run(server, check_mode=True)
+    result = run(check_mode=True)
     assert [r["id"] for r in result["roles"]] == ["r%d" % n for n in range(130)]
     assert result["default_role"] == dict((k, v) for k, v in DEFAULT.items() if k != "password")
     assert [r["query"].get("page") for r in server.requests] == [["1"], ["2"], None]
@@ -50,30 +43,30 @@ def test_every_page_and_the_default_role_never_a_secret(server):
     assert all("password" not in r for r in result["roles"])
 
 
-def test_name_sends_the_search_and_keeps_exact_matches_only(server):
+def test_name_sends_the_search_and_keeps_exact_matches_only(server, run):
     server.script = [page([role("app", 1), role("app-server", 2), role("app", 3)]), (200, DEFAULT)]
-    result = run(server, name="app")
+    result = run(name="app")
     assert [r["id"] for r in result["roles"]] == ["r1", "r3"]
     assert server.requests[0]["query"]["q"] == ["app"]
 
 
-def test_limit_stops_reading(server):
+def test_limit_stops_reading(server, run):
     server.script = [page([role("a", n) for n in range(100)], next_page=2), (200, DEFAULT)]
-    assert len(run(server, limit=3)["roles"]) == 3
+    assert len(run(limit=3)["roles"]) == 3
     assert [r["path"] for r in server.requests] == [PATH, PATH + "/default"]
 
 
-def test_a_mysql_branch_fails_pointing_to_password_info(server):
+def test_a_mysql_branch_fails_pointing_to_password_info(server, run):
     server.script = [(422, {"code": "unprocessable", "message": "MySQL branch"}), (200, dict(name="main", kind="mysql"))]
     with pytest.raises(ModuleFailure, match="^Branch 'main' of database 'ledger' is a MySQL branch: roles are for "
                                             "PostgreSQL branches; manage its credentials with planetscale.cloud.password"):
-        run(server)
+        run()
 
 
-def test_a_missing_branch_says_what_to_check(server):
+def test_a_missing_branch_says_what_to_check(server, run):
     server.script = [(404, {"code": "not_found", "message": "Not Found"}), (404, {"code": "not_found"})]
     with pytest.raises(ModuleFailure, match="Check that organization 'acme', database 'ledger' and branch 'main' exist"):
-        run(server)
+        run()
 
 
 @pytest.mark.parametrize("args, message", [
@@ -81,7 +74,7 @@ def test_a_missing_branch_says_what_to_check(server):
     (dict(limit=0), "limit must be 1 or more, not 0."),
     (dict(branch=".."), "branch must be a name, not '..'."),
 ])
-def test_bad_input_fails_before_any_request(server, args, message):
+def test_bad_input_fails_before_any_request(server, run, args, message):
     with pytest.raises(ModuleFailure) as caught:
-        run(server, **args)
+        run(**args)
     assert caught.value.msg == message and server.requests == []

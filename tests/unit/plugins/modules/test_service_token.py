@@ -7,7 +7,6 @@ import json
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
 from ansible_collections.planetscale.cloud.plugins.modules.service_token import ServiceToken
@@ -19,17 +18,8 @@ LOST = "drop"
 USER = (200, dict(id="u1", display_name="CI user"))  # GET /user: the user the service token svc acts for
 
 
-def run(server, check_mode=False, diff=False, ctx=None, **args):
-    args = dict(dict(organization="acme", service_token_id="svc", service_token="s3cret",
-                     api_url=server.url + "/v1", api_retries=0), **args)
-    if "id" not in args:
-        args.setdefault("name", "ci")
-    spec = ServiceToken.spec()
-    spec.pop("supports_check_mode")
-    validation = ModuleArgumentSpecValidator(**spec).validate(args)
-    assert not validation.error_messages
-    ctx = ctx or TaskContext(check_mode=check_mode, diff=diff)
-    return ServiceToken(validation.validated_parameters, ctx).execute()
+MODULE = ServiceToken  # run by the `run` fixture (tests/unit/conftest.py) with ARGS
+ARGS = dict(organization="acme", name="ci", service_token_id="svc", service_token="s3cret")
 
 
 def stamp(seconds=0.0):
@@ -72,10 +62,10 @@ def writes(server):
     return [r for r in sent(server) if r[0] != "GET"]
 
 
-def test_create_returns_the_secret_once_and_adds_accesses_one_request_per_database(server):
+def test_create_returns_the_secret_once_and_adds_accesses_one_request_per_database(server, run):
     server.script = [page(), (200, issued()), accesses(access("read_branch", "app")), accesses(access("x", "logs")),
                      accesses(access("create_databases"))]
-    result = run(server, diff=True, ttl=3600, accesses=[
+    result = run(diff=True, ttl=3600, accesses=[
         dict(database="app", access=["read_branch", "create_branch"]), dict(database="logs", access=["read_branch"]),
         dict(access=["create_databases"])])
     assert result["changed"] is True
@@ -93,21 +83,21 @@ def test_create_returns_the_secret_once_and_adds_accesses_one_request_per_databa
     assert result["diff"]["after"]["accesses"] == result["service_token"]["accesses"]
 
 
-def test_equal_accesses_send_nothing_and_show_no_secret(server):
+def test_equal_accesses_send_nothing_and_show_no_secret(server, run):
     found = dict(token(), token="leaked", plain_text_refresh_token="leaked too")
     server.script = [page(found, token(2, name="other")),
                      accesses(access("read_branch", "app"), access("create_branch", "app"))]
-    result = run(server, accesses=[dict(database="app", access=["create_branch", "read_branch"])])
+    result = run(accesses=[dict(database="app", access=["create_branch", "read_branch"])])
     assert result["changed"] is False
     assert "leaked" not in json.dumps(result)
     assert writes(server) == []
     assert [r[1] for r in sent(server)] == [URL, URL + "/tk1/access"]
 
 
-def test_accesses_grow_and_shrink_with_one_request_per_database_and_undeclared_ones_stay(server):
+def test_accesses_grow_and_shrink_with_one_request_per_database_and_undeclared_ones_stay(server, run):
     server.script = [page(token()), accesses(access("read_branch", "app"), access("delete_branch", "app"),
                                              access("read_branch", "logs"))]
-    result = run(server, accesses=[dict(database="app", access=["read_branch", "create_branch"])])
+    result = run(accesses=[dict(database="app", access=["read_branch", "create_branch"])])
     assert result["changed"] is True
     assert writes(server) == [("POST", URL + "/tk1/access", dict(database="app", access=["create_branch"]))]
     assert result["service_token"]["accesses"] == [
@@ -115,10 +105,10 @@ def test_accesses_grow_and_shrink_with_one_request_per_database_and_undeclared_o
         dict(database="logs", access=["read_branch"])]
 
 
-def test_purge_accesses_removes_what_is_not_declared(server):
+def test_purge_accesses_removes_what_is_not_declared(server, run):
     server.script = [page(token()), accesses(access("read_branch", "app"), access("delete_branch", "app"),
                                              access("read_branch", "logs"), access("create_databases"))]
-    result = run(server, diff=True, purge_accesses=True,
+    result = run(diff=True, purge_accesses=True,
                  accesses=[dict(database="app", access=["read_branch", "create_branch"])])
     assert result["changed"] is True
     assert writes(server) == [
@@ -130,57 +120,57 @@ def test_purge_accesses_removes_what_is_not_declared(server):
                                                                      access=["create_branch", "read_branch"])])
 
 
-def test_check_mode_predicts_without_writing(server):
+def test_check_mode_predicts_without_writing(server, run):
     server.script = [page(token()), accesses(access("read_branch", "app"))]
-    result = run(server, check_mode=True, diff=True, accesses=[dict(database="app", access=["create_branch"])])
+    result = run(check_mode=True, diff=True, accesses=[dict(database="app", access=["create_branch"])])
     assert result["changed"] is True and writes(server) == []
     assert result["service_token"]["accesses"] == [dict(database="app", access=["create_branch", "read_branch"])]
     server.requests.clear()
     server.script = [page()]
-    result = run(server, check_mode=True, diff=True, accesses=[dict(access=["create_databases"])])
+    result = run(check_mode=True, diff=True, accesses=[dict(access=["create_databases"])])
     assert result["changed"] is True and writes(server) == []
     assert "token" not in result["service_token"]
     assert result["diff"] == dict(before={}, after=dict(name="ci", accesses=[dict(access=["create_databases"])]))
 
 
-def test_several_tokens_of_the_name_are_refused_naming_their_ids(server):
+def test_several_tokens_of_the_name_are_refused_naming_their_ids(server, run):
     server.script = [page(token(1), token(2))]
     ctx = TaskContext()
     with pytest.raises(ModuleFailure) as failure:
-        run(server, ctx=ctx)
+        run(ctx=ctx)
     assert failure.value.msg == ("2 service tokens are named 'ci' (ids tk1, tk2): set id to the one to manage, or "
                                  "delete the others (state=absent with their id).")
     assert ctx.warnings == [failure.value.msg] and writes(server) == []
 
 
-def test_by_id_and_a_missing_id_is_a_sentence(server):
+def test_by_id_and_a_missing_id_is_a_sentence(server, run):
     server.script = [(200, token(2)), accesses()]
-    assert run(server, id="tk2")["service_token"]["id"] == "tk2"
+    assert run(id="tk2", name=None)["service_token"]["id"] == "tk2"
     server.script = [NOT_FOUND]
     with pytest.raises(ModuleFailure) as failure:
-        run(server, id="tk9")
+        run(id="tk9", name=None)
     assert "with id 'tk9' does not exist" in failure.value.msg
 
 
-def test_a_different_ttl_on_an_existing_token_fails_naming_the_field(server):
+def test_a_different_ttl_on_an_existing_token_fails_naming_the_field(server, run):
     server.script = [page(token(ttl=3600)), accesses()]
     with pytest.raises(ModuleFailure) as failure:
-        run(server, ttl=7200)
+        run(ttl=7200)
     assert failure.value.msg == ("Service token 'ci' has ttl 3600, not 7200: ttl can only be set when a service token "
                                  "is created. Delete it (state=absent) to create it again, or leave ttl out.")
     server.script = [page(token(ttl=3600)), accesses()]
-    assert run(server, ttl=3600)["changed"] is False
+    assert run(ttl=3600)["changed"] is False
     server.script = [page(token()), accesses()]
-    assert run(server, ttl=0)["changed"] is False
+    assert run(ttl=0)["changed"] is False
 
 
-def test_delete_twice(server):
+def test_delete_twice(server, run):
     server.script = [page(token()), accesses(), (204, b"")]
-    assert run(server, state="absent") == dict(changed=True)
+    assert run(state="absent") == dict(changed=True)
     assert writes(server) == [("DELETE", URL + "/tk1", None)]
     server.requests.clear()
     server.script = [page()]
-    assert run(server, state="absent") == dict(changed=False)
+    assert run(state="absent") == dict(changed=False)
     assert writes(server) == []
 
 
@@ -191,37 +181,37 @@ def test_delete_twice(server):
                                    "name such as read_branch or create_databases."),
     (dict(database="a/b", access=["read_branch"]), "accesses: database must be a database name, not 'a/b'."),
 ])
-def test_bad_accesses_are_refused_before_any_request(server, entry, sentence):
+def test_bad_accesses_are_refused_before_any_request(server, run, entry, sentence):
     with pytest.raises(ModuleFailure) as failure:
-        run(server, accesses=[entry])
+        run(accesses=[entry])
     assert failure.value.msg == sentence and server.requests == []
 
 
-def test_a_lost_create_answer_deletes_the_token_it_made_and_creates_once_more(server, sleeps):
+def test_a_lost_create_answer_deletes_the_token_it_made_and_creates_once_more(server, run, sleeps):
     server.script = [page(), LOST, page(token(7)), USER, (204, b""), (200, issued(8)), accesses()]
-    result = run(server, api_retries=0, accesses=[dict(database="app", access=["read_branch"])])
+    result = run(api_retries=0, accesses=[dict(database="app", access=["read_branch"])])
     assert result["service_token"]["id"] == "tk8" and result["service_token"]["token"] == SECRET
     assert writes(server) == [("POST", URL, dict(name="ci")), ("DELETE", URL + "/tk7", None),
                               ("POST", URL, dict(name="ci")),
                               ("POST", URL + "/tk8/access", dict(database="app", access=["read_branch"]))]
 
 
-def test_a_lost_create_leaves_another_runs_older_token_alone(server, sleeps):
+def test_a_lost_create_leaves_another_runs_older_token_alone(server, run, sleeps):
     older = token(5, created_at="2020-01-01T00:00:00Z")
     server.script = [page(), LOST, page(older), (200, issued(8))]
     ctx = TaskContext()
-    result = run(server, ctx=ctx)
+    result = run(ctx=ctx)
     assert result["service_token"]["id"] == "tk8"
     assert writes(server) == [("POST", URL, dict(name="ci")), ("POST", URL, dict(name="ci"))]
     assert "tk5" in ctx.warnings[0] and "left as it is" in ctx.warnings[0]
 
 
-def test_a_lost_create_never_deletes_another_clients_token_with_the_same_name(server, sleeps):
+def test_a_lost_create_never_deletes_another_clients_token_with_the_same_name(server, run, sleeps):
     """The create was lost before the server applied it, and meanwhile another credential made a token ci."""
     stranger = token(7, actor_id="someone-else", actor_type="User")
     server.script = [page(), LOST, page(stranger), USER, (200, issued(8)), accesses()]
     ctx = TaskContext()
-    result = run(server, ctx=ctx, accesses=[dict(database="app", access=["read_branch"])])
+    result = run(ctx=ctx, accesses=[dict(database="app", access=["read_branch"])])
     assert result["changed"] is True
     assert result["service_token"]["id"] == "tk8" and result["service_token"]["token"] == SECRET
     assert writes(server) == [("POST", URL, dict(name="ci")), ("POST", URL, dict(name="ci")),
@@ -234,10 +224,10 @@ def test_a_lost_create_never_deletes_another_clients_token_with_the_same_name(se
     assert SECRET not in json.dumps(ctx.warnings) and "pscale_refresh_secret" not in json.dumps(ctx.warnings)
 
 
-def test_a_create_answered_with_another_token_is_not_acted_on(server):
+def test_a_create_answered_with_another_token_is_not_acted_on(server, run):
     server.script = [page(), (200, issued(8, name="deploy"))]
     with pytest.raises(ModuleFailure) as failure:
-        run(server, accesses=[dict(database="app", access=["read_branch"])])
+        run(accesses=[dict(database="app", access=["read_branch"])])
     assert failure.value.msg == (
         "Service token 'ci': the create was answered with the service token 'deploy' (id tk8), not with the service "
         "token named 'ci' that was asked for, so the task stops without acting on it and returns no secret. Check the "
@@ -245,35 +235,35 @@ def test_a_create_answered_with_another_token_is_not_acted_on(server):
     assert writes(server) == [("POST", URL, dict(name="ci"))]  # no access added, nothing deleted
 
 
-def test_a_token_whose_accesses_cannot_be_added_is_deleted_again(server):
+def test_a_token_whose_accesses_cannot_be_added_is_deleted_again(server, run):
     server.script = [page(), (200, issued()), NOT_FOUND, (204, b"")]
     with pytest.raises(ModuleFailure) as failure:
-        run(server, accesses=[dict(database="nope", access=["read_branch"])])
+        run(accesses=[dict(database="nope", access=["read_branch"])])
     assert writes(server)[-1] == ("DELETE", URL + "/tk1", None)
     assert "(id tk1) was deleted again" in failure.value.msg and SECRET not in failure.value.msg
     assert failure.value.result["status"] == 404
 
 
-def test_a_name_that_differs_from_the_token_of_the_id_is_refused(server):
+def test_a_name_that_differs_from_the_token_of_the_id_is_refused(server, run):
     server.script = [(200, token()), accesses()]
     with pytest.raises(ModuleFailure) as failure:
-        run(server, id="tk1", name="deploy")
+        run(id="tk1", name="deploy")
     assert failure.value.msg.startswith("Service token 'tk1' has name 'ci', not 'deploy': name can only be set")
     assert writes(server) == []
 
 
-def test_several_tokens_made_while_the_create_answer_was_lost_are_left_and_none_created(server, sleeps):
+def test_several_tokens_made_while_the_create_answer_was_lost_are_left_and_none_created(server, run, sleeps):
     server.script = [page(), LOST, page(token(7), token(8)), USER]
     with pytest.raises(ModuleFailure) as failure:
-        run(server)
+        run()
     assert failure.value.msg.startswith("Service token 'ci': 2 service tokens (ids tk7, tk8) were made while the "
                                         "answer to this task's create was lost")
     assert writes(server) == [("POST", URL, dict(name="ci"))]
 
 
-def test_a_new_token_that_cannot_be_deleted_again_is_named_in_the_failure(server):
+def test_a_new_token_that_cannot_be_deleted_again_is_named_in_the_failure(server, run):
     server.script = [page(), (200, issued()), NOT_FOUND, (500, dict(code="internal_server_error"))]
     with pytest.raises(ModuleFailure) as failure:
-        run(server, accesses=[dict(database="nope", access=["read_branch"])])
+        run(accesses=[dict(database="nope", access=["read_branch"])])
     assert "Deleting the service token this task created (id tk1)" in failure.value.msg
     assert "delete it (state=absent with its id)" in failure.value.msg and SECRET not in failure.value.msg

@@ -5,22 +5,14 @@ from __future__ import annotations
 
 import json
 
-from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import TaskContext
 from ansible_collections.planetscale.cloud.plugins.modules.service_token_info import ServiceTokenInfo
 
 URL = "/v1/organizations/acme/service-tokens"
 
 
-def run(server, **args):
-    args = dict(dict(organization="acme", service_token_id="svc", service_token="s3cret",
-                     api_url=server.url + "/v1", api_retries=0), **args)
-    spec = ServiceTokenInfo.spec()
-    spec.pop("supports_check_mode")
-    validation = ModuleArgumentSpecValidator(**spec).validate(args)
-    assert not validation.error_messages
-    return ServiceTokenInfo(validation.validated_parameters, TaskContext()).execute()
+MODULE = ServiceTokenInfo  # run by the `run` fixture (tests/unit/conftest.py) with ARGS
+ARGS = dict(organization="acme", service_token_id="svc", service_token="s3cret")
 
 
 def token(number, name="ci"):
@@ -34,12 +26,12 @@ def access(name, database=None):
     return dict(id="a", access=name, type="ServiceTokenAccess", resource=resource)
 
 
-def test_every_page_with_accesses_and_no_secret(server):
+def test_every_page_with_accesses_and_no_secret(server, run):
     first = (200, dict(type="list", current_page=1, next_page=2, data=[token(n) for n in range(1, 101)]))
     second = (200, dict(type="list", current_page=2, next_page=None, data=[token(101, "deploy")]))
     server.script = [first, second] + [(200, dict(data=[access("read_branch", "app"), access("create_databases")]))
                                        for dummy in range(101)]
-    result = run(server)
+    result = run()
     assert result["changed"] is False and len(result["service_tokens"]) == 101
     assert "leaked" not in json.dumps(result)
     assert result["service_tokens"][100]["accesses"] == [dict(access=["create_databases"]),
@@ -47,16 +39,16 @@ def test_every_page_with_accesses_and_no_secret(server):
     assert server.requests[2]["path"] == URL + "/tk1/access"
 
 
-def test_one_by_name_or_by_id(server):
+def test_one_by_name_or_by_id(server, run):
     server.script = [(200, dict(data=[token(1), token(2, "deploy")])), (200, dict(data=[]))]
-    assert [t["id"] for t in run(server, name="deploy")["service_tokens"]] == ["tk2"]
+    assert [t["id"] for t in run(name="deploy")["service_tokens"]] == ["tk2"]
     server.script = [(404, dict(code="not_found")), (200, dict(data=[]))]
-    assert run(server, id="tk9") == dict(changed=False, service_tokens=[])
+    assert run(id="tk9") == dict(changed=False, service_tokens=[])
 
 
-def test_accesses_in_the_flat_shape_of_the_token_record_are_read_too(server):
+def test_accesses_in_the_flat_shape_of_the_token_record_are_read_too(server, run):
     flat = dict(id="a", access="read_branch", resource_type="Database", resource_name="logs")
     org_wide = dict(id="b", access="read_organization", resource_type="Organization", resource_name="acme")
     server.script = [(200, dict(data=[token(1)])), (200, dict(data=[flat, org_wide]))]
-    assert run(server)["service_tokens"][0]["accesses"] == [dict(access=["read_organization"]),
-                                                            dict(database="logs", access=["read_branch"])]
+    assert run()["service_tokens"][0]["accesses"] == [dict(access=["read_organization"]),
+                                                      dict(database="logs", access=["read_branch"])]

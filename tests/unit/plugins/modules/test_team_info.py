@@ -7,7 +7,7 @@ import pytest
 
 from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.modules.team_info import TeamInfo
 
 SECRET = "pscale_tkn_very_secret_value"
@@ -15,14 +15,8 @@ TEAMS = "/v1/organizations/acme/teams"
 NOT_FOUND = (404, dict(code="not_found", message="Not Found"))
 
 
-def run(server, check_mode=False, **args):
-    args = dict(dict(organization="acme", service_token_id="svc", service_token=SECRET,
-                     api_url=server.url + "/v1", api_retries=0), **args)
-    spec = TeamInfo.spec()
-    spec.pop("supports_check_mode")
-    validation = ModuleArgumentSpecValidator(**spec).validate(args)
-    assert not validation.error_messages
-    return TeamInfo(validation.validated_parameters, TaskContext(check_mode=check_mode)).execute()
+MODULE = TeamInfo  # run by the `run` fixture (tests/unit/conftest.py) with ARGS
+ARGS = dict(organization="acme", service_token_id="svc", service_token=SECRET)
 
 
 def team(slug, managed=False):
@@ -33,45 +27,45 @@ def page(items, next_page=None):
     return (200, dict(type="list", current_page=1, next_page=next_page, data=items))
 
 
-def test_every_page_of_teams_is_read_with_managed(server):
+def test_every_page_of_teams_is_read_with_managed(server, run):
     server.script = [page([team("t%d" % n) for n in range(100)], next_page=2), page([team("sso", managed=True)])]
-    result = run(server)
+    result = run()
     assert len(result["teams"]) == 101
     assert [t["slug"] for t in result["teams"] if t["managed"]] == ["sso"]
     assert [r["query"]["page"] for r in server.requests] == [["1"], ["2"]]
     assert all(r["query"]["per_page"] == ["100"] for r in server.requests)
 
 
-def test_limit_caps_the_list(server):
+def test_limit_caps_the_list(server, run):
     server.script = [page([team("a"), team("b")], next_page=2)]
-    assert [t["slug"] for t in run(server, limit=2)["teams"]] == ["a", "b"]
+    assert [t["slug"] for t in run(limit=2)["teams"]] == ["a", "b"]
     assert len(server.requests) == 1
 
 
-def test_team_reads_that_team_only(server):
+def test_team_reads_that_team_only(server, run):
     server.script = [(200, team("backend"))]
-    assert run(server, team="backend")["teams"] == [team("backend")]
+    assert run(team="backend")["teams"] == [team("backend")]
     assert [r["path"] for r in server.requests] == [TEAMS + "/backend"]
 
 
-def test_absent_team_is_an_empty_list_once_the_organization_is_confirmed(server):
+def test_absent_team_is_an_empty_list_once_the_organization_is_confirmed(server, run):
     server.script = [NOT_FOUND, page([team("other")])]
-    assert run(server, team="gone") == dict(teams=[], changed=False)
+    assert run(team="gone") == dict(teams=[], changed=False)
     assert [r["path"] for r in server.requests] == [TEAMS + "/gone", TEAMS]
     assert server.requests[1]["query"]["per_page"] == ["1"]
 
 
-def test_absent_organization_is_a_failure(server):
+def test_absent_organization_is_a_failure(server, run):
     server.script = [NOT_FOUND, NOT_FOUND]
     with pytest.raises(ModuleFailure) as caught:
-        run(server, team="backend")
+        run(team="backend")
     assert caught.value.result["status"] == 404
     assert caught.value.msg.endswith("Check that organization 'acme' exists and that the credentials can see it.")
 
 
-def test_check_mode_gives_the_same_result(server):
+def test_check_mode_gives_the_same_result(server, run):
     server.default = page([team("a")])
-    assert run(server, check_mode=True) == run(server)
+    assert run(check_mode=True) == run()
 
 
 def test_missing_credentials_fail_before_any_request(server, monkeypatch):

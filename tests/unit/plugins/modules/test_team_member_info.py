@@ -3,29 +3,21 @@
 
 from __future__ import annotations
 
-from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import TaskContext
 from ansible_collections.planetscale.cloud.plugins.modules.team_member_info import TeamMemberInfo
 
 PLAIN_TEXT = "pscale_pw_the_password_itself"
 
 
-def run(server, **args):
-    args = dict(dict(organization="acme", team="backend", service_token_id="svc", service_token="secret",
-                     api_url=server.url + "/v1", api_retries=0), **args)
-    spec = TeamMemberInfo.spec()
-    spec.pop("supports_check_mode")
-    validation = ModuleArgumentSpecValidator(**spec).validate(args)
-    assert not validation.error_messages
-    return TeamMemberInfo(validation.validated_parameters, TaskContext()).execute()
+MODULE = TeamMemberInfo  # run by the `run` fixture (tests/unit/conftest.py) with ARGS
+ARGS = dict(organization="acme", team="backend", service_token_id="svc", service_token="secret")
 
 
-def test_member_passwords_never_carry_their_secret(server):
+def test_member_passwords_never_carry_their_secret(server, run):
     password = dict(id="pw1", name="laptop", role="reader", plain_text=PLAIN_TEXT)
     server.script = [(200, dict(data=[dict(id="m1", user=dict(id="u1"), passwords=[password]),
                                       dict(id="m2", user=dict(id="u2"))], next_page=None))]
-    members = run(server)["members"]
+    members = run()["members"]
     assert members[0]["passwords"] == [dict(id="pw1", name="laptop", role="reader")]
     assert "passwords" not in members[1]
     assert PLAIN_TEXT not in repr(members)

@@ -45,28 +45,13 @@ def server_date(monkeypatch):
     return set_date
 
 
-def params(server, **args):
-    values = dict(auth_url=server.url, client_id="cid", client_secret=CLIENT_SECRET, api_retries=0)
-    values.update(args)
-    spec = Token.spec()
-    spec.pop("supports_check_mode")
-    validation = ModuleArgumentSpecValidator(**spec).validate(values)
-    assert not validation.error_messages, validation.error_messages
-    return validation.validated_parameters
+MODULE = Token  # run by the `run` fixture (tests/unit/conftest.py) with ARGS
+ARGS = dict(client_id="cid", client_secret=CLIENT_SECRET)
 
 
-def run_with_context(server, check_mode=False, **args):
-    ctx = TaskContext(check_mode=check_mode)
-    return Token(params(server, **args), ctx).execute(), ctx
-
-
-def run(server, check_mode=False, **args):
-    return run_with_context(server, check_mode, **args)[0]
-
-
-def fails(server, **args):
+def fails(run, **args):
     with pytest.raises(ModuleFailure) as caught:
-        run(server, **args)
+        run(**args)
     return caught.value
 
 
@@ -96,10 +81,10 @@ def form(request):
     return dict((key, values[0]) for key, values in parse_qs(request["body"]).items())
 
 
-def test_code_exchange_posts_the_form_without_authorization(server, server_date):
+def test_code_exchange_posts_the_form_without_authorization(server, run, server_date):
     server_date(DATE)
     server.script = [GRANT]
-    result = run(server, **exchange())
+    result = run(**exchange())
     request = server.requests[0]
     assert (request["method"], request["path"]) == ("POST", "/oauth/token")
     assert request["headers"]["Content-Type"] == "application/x-www-form-urlencoded"
@@ -112,9 +97,9 @@ def test_code_exchange_posts_the_form_without_authorization(server, server_date)
         scopes=["read_user", "read_organization"]))
 
 
-def test_refresh_sends_only_the_refresh_fields(server):
+def test_refresh_sends_only_the_refresh_fields(server, run):
     server.script = [GRANT]
-    result = run(server, **refresh(redirect_uri="https://app/cb", access_token=ACCESS))
+    result = run(**refresh(redirect_uri="https://app/cb", access_token=ACCESS))
     assert form(server.requests[0]) == dict(grant_type="refresh_token", refresh_token=REFRESH, client_id="cid",
                                             client_secret=CLIENT_SECRET)
     assert result["changed"] is True and "msg" not in result
@@ -124,17 +109,17 @@ def test_refresh_sends_only_the_refresh_fields(server):
     (exchange(), "the code would be exchanged for tokens"),
     (refresh(), "the tokens would be refreshed"),
 ])
-def test_check_mode_sends_nothing(server, args, phrase):
-    result = run(server, check_mode=True, **args)
+def test_check_mode_sends_nothing(server, run, args, phrase):
+    result = run(check_mode=True, **args)
     assert result["changed"] is True and "token" not in result
     assert phrase in result["msg"] and "nothing was sent to the token endpoint" in result["msg"]
     assert server.requests == []
 
 
-def test_keep_valid_keeps_a_token_that_lives_long_enough(server, server_date):
+def test_keep_valid_keeps_a_token_that_lives_long_enough(server, run, server_date):
     server_date(DATE)
     server.script = [info(T0 + 3600)]
-    result = run(server, **keep_valid())
+    result = run(**keep_valid())
     assert [(r["method"], r["path"]) for r in server.requests] == [("GET", "/oauth/token/info")]
     assert server.requests[0]["headers"]["Authorization"] == "Bearer " + ACCESS
     assert result["changed"] is False
@@ -143,40 +128,40 @@ def test_keep_valid_keeps_a_token_that_lives_long_enough(server, server_date):
     assert "lives 3599 more seconds, at least min_ttl 600" in result["msg"]
 
 
-def test_keep_valid_measures_on_the_servers_clock(server, server_date):
+def test_keep_valid_measures_on_the_servers_clock(server, run, server_date):
     # By the controller's clock the token has an hour left; by the server's (its Date header) 300 seconds.
     exp = int(time.time()) + 3600
     server.script = [info(exp), GRANT]
     server_date(time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(exp - 300)))
-    result = run(server, **keep_valid())
+    result = run(**keep_valid())
     assert [r["path"] for r in server.requests] == ["/oauth/token/info", "/oauth/token"]
     assert result["changed"] is True
     assert result["msg"] == "The access token lives 299 more seconds, less than min_ttl 600: refreshed."
     assert result["token"]["access_token"] == "pscale_oauth_new"
 
 
-def test_keep_valid_refreshes_an_inactive_token(server):
+def test_keep_valid_refreshes_an_inactive_token(server, run):
     server.script = [(200, dict(active=False)), GRANT]
-    result = run(server, **keep_valid())
+    result = run(**keep_valid())
     assert [r["path"] for r in server.requests] == ["/oauth/token/info", "/oauth/token"]
     assert result["changed"] is True
     assert result["msg"] == "The access token is not active (expired, revoked or unknown): refreshed."
     assert result["token"]["refresh_token"] == "pscale_ref_new"
 
 
-def test_keep_valid_in_check_mode_reads_token_info_only(server):
+def test_keep_valid_in_check_mode_reads_token_info_only(server, run):
     server.script = [(200, dict(active=False))]
-    result = run(server, check_mode=True, **keep_valid())
+    result = run(check_mode=True, **keep_valid())
     assert [r["path"] for r in server.requests] == ["/oauth/token/info"]
     assert result["changed"] is True and "token" not in result
     assert result["msg"].startswith("The access token is not active")
     assert "the tokens would be refreshed (check mode: nothing was sent to the token endpoint)." in result["msg"]
 
 
-def test_keep_valid_with_min_ttl_zero_keeps_any_active_token(server, server_date):
+def test_keep_valid_with_min_ttl_zero_keeps_any_active_token(server, run, server_date):
     server_date(DATE)
     server.script = [info(T0 + 1)]
-    result = run(server, **keep_valid(min_ttl=0))
+    result = run(**keep_valid(min_ttl=0))
     assert result["changed"] is False and len(server.requests) == 1
 
 
@@ -189,9 +174,9 @@ def test_keep_valid_with_min_ttl_zero_keeps_any_active_token(server, server_date
      "refused the client (invalid client)"),
     (refresh(), 400, dict(error="invalid_request", error_description="Missing refresh_token"), "(invalid request)"),
 ])
-def test_errors_are_sentences_without_secrets(server, args, status, body, phrase):
+def test_errors_are_sentences_without_secrets(server, run, args, status, body, phrase):
     server.script = [(status, body)]
-    failure = fails(server, **args)
+    failure = fails(run, **args)
     assert failure.msg.startswith("POST /oauth/token failed with HTTP %s: %s" % (status, body["error"]))
     assert phrase in failure.msg
     assert failure.result["status"] == status and failure.result["error"]["code"] == body["error"]
@@ -200,43 +185,44 @@ def test_errors_are_sentences_without_secrets(server, args, status, body, phrase
         assert secret not in text
 
 
-def test_a_lost_answer_to_a_refresh_says_the_refresh_token_may_be_spent(server, sleeps):
+def test_a_lost_answer_to_a_refresh_says_the_refresh_token_may_be_spent(server, run, sleeps):
     server.script = [(502, b"<html>Bad Gateway</html>"), (504, b"<html>Gateway Timeout</html>")]
-    failure = fails(server, **refresh())
+    failure = fails(run, **refresh())
     assert len(server.requests) == 2  # sent once more, never more
     assert "may have issued new tokens before the answer was lost" in failure.msg
 
 
-def test_a_grant_whose_answer_was_lost_is_sent_once_more(server, sleeps):
+def test_a_grant_whose_answer_was_lost_is_sent_once_more(server, run, sleeps):
     server.script = [(502, b"<html>Bad Gateway</html>"), GRANT]
-    result = run(server, **refresh())
+    result = run(**refresh())
     assert result["changed"] is True and result["token"]["refresh_token"] == "pscale_ref_new"
     assert [form(request)["refresh_token"] for request in server.requests] == [REFRESH, REFRESH]
     assert len(sleeps) == 1 and 0.25 <= sleeps[0] <= 0.5
 
 
-def test_a_grant_answered_503_is_sent_once_more_after_retry_after_never_more(server, sleeps):
+def test_a_grant_answered_503_is_sent_once_more_after_retry_after_never_more(server, run, sleeps):
     # a 503 may come after the grant was applied: the grant is sent once more, not api_retries times
     server.script = [(503, {"error": "unavailable"}, {"Retry-After": "3"})] * 2
-    failure = fails(server, **refresh(api_retries=5))
+    failure = fails(run, **refresh(api_retries=5))
     assert len(server.requests) == 2 and sleeps == [3.0]
     assert "may have issued new tokens before the answer was lost" in failure.msg
 
 
 @pytest.mark.parametrize("grant, phrase", [(exchange(), "the first request redeemed the code"),
                                            (refresh(), "the first request used it up")])
-def test_a_grant_refused_after_a_lost_answer_says_its_tokens_are_lost(server, sleeps, grant, phrase):
+def test_a_grant_refused_after_a_lost_answer_says_its_tokens_are_lost(server, run, sleeps, grant, phrase):
     server.script = [(500, {"error": "server_error"}), (400, {"error": "invalid_grant", "error_description": "used"})]
-    failure = fails(server, **grant)
+    failure = fails(run, **grant)
     assert phrase in failure.msg and "authorization step again" in failure.msg
 
 
-def test_deprecated_endpoint_posts_json_with_the_service_token_and_warns(server, server_date):
+def test_deprecated_endpoint_posts_json_with_the_service_token_and_warns(server, run, server_date):
     server_date("Sun, 22 Nov 2026 02:22:30 GMT")
     server.script = [(200, RECORD)]
     legacy = dict(application_id="app1", organization="acme", api_url=server.url + "/v1", service_token_id="svc",
                   service_token=SERVICE_SECRET)
-    result, ctx = run_with_context(server, **exchange(**legacy))
+    ctx = TaskContext()
+    result = run(ctx=ctx, **exchange(**legacy))
     request = server.requests[0]
     assert (request["method"], request["path"]) == ("POST", APP_PATH)
     assert request["headers"]["Authorization"] == "svc:" + SERVICE_SECRET
@@ -250,17 +236,18 @@ def test_deprecated_endpoint_posts_json_with_the_service_token_and_warns(server,
     assert [(d["version"], "deprecated" in d["msg"]) for d in ctx.deprecations] == [("1.0.0", True)]
 
 
-def test_deprecated_endpoint_in_check_mode_sends_nothing_but_warns(server):
+def test_deprecated_endpoint_in_check_mode_sends_nothing_but_warns(server, run):
     legacy = dict(application_id="app1", organization="acme", service_token_id="svc", service_token=SERVICE_SECRET)
-    result, ctx = run_with_context(server, check_mode=True, **refresh(**legacy))
+    ctx = TaskContext(check_mode=True)
+    result = run(ctx=ctx, **refresh(**legacy))
     assert server.requests == [] and result["changed"] is True
     assert len(ctx.deprecations) == 1
 
 
-def test_deprecated_endpoint_invalid_grant_is_a_sentence(server):
+def test_deprecated_endpoint_invalid_grant_is_a_sentence(server, run):
     server.script = [(422, dict(code="unprocessable", message="The refresh token is invalid"))]
-    failure = fails(server, **refresh(application_id="app1", organization="acme", api_url=server.url + "/v1",
-                                      service_token_id="svc", service_token=SERVICE_SECRET))
+    failure = fails(run, **refresh(application_id="app1", organization="acme", api_url=server.url + "/v1",
+                                   service_token_id="svc", service_token=SERVICE_SECRET))
     assert failure.msg.startswith("POST /organizations/acme/oauth-applications/app1/token failed with HTTP 422")
     assert "The refresh token was refused (invalid grant)" in failure.msg
 
@@ -282,8 +269,8 @@ def test_deprecated_endpoint_invalid_grant_is_a_sentence(server):
     (refresh(application_id="..", organization="acme", service_token_id="s", service_token="t"),
      "application_id must be a name"),
 ])
-def test_bad_input_fails_before_any_request(server, args, phrase):
-    failure = fails(server, **args)
+def test_bad_input_fails_before_any_request(server, run, args, phrase):
+    failure = fails(run, **args)
     assert phrase in failure.msg
     assert server.requests == []
 
@@ -330,9 +317,9 @@ def test_secret_options_are_no_log_and_the_environment_fills_the_rest(monkeypatc
     (dict(access_token="pscale_oauth_new", refresh_token=" "), "an answer without refresh_token"),
     (dict(access_token=["pscale_oauth_new"], refresh_token="pscale_ref_new"), "an answer without access_token"),
 ])
-def test_an_answer_without_both_tokens_fails_and_returns_nothing_to_keep(server, grant, body, shape):
+def test_an_answer_without_both_tokens_fails_and_returns_nothing_to_keep(server, run, grant, body, shape):
     server.script = [(200, body)]
-    failure = fails(server, **grant)
+    failure = fails(run, **grant)
     assert failure.msg.startswith("POST /oauth/token succeeded with %s, which is no token: the task fails so that the "
                                   "token you keep is not replaced. Check that auth_url is the platform's OAuth server."
                                   % shape)
@@ -348,25 +335,25 @@ def test_an_answer_without_both_tokens_fails_and_returns_nothing_to_keep(server,
     (dict(RECORD, plain_text_refresh_token=None), "plain_text_refresh_token"),
     (dict(RECORD, token=""), "token"),
 ])
-def test_a_deprecated_endpoint_answer_without_both_tokens_fails(server, record, missing):
+def test_a_deprecated_endpoint_answer_without_both_tokens_fails(server, run, record, missing):
     server.script = [(200, record)]
-    failure = fails(server, **refresh(application_id="app1", organization="acme", api_url=server.url + "/v1",
-                                      service_token_id="svc", service_token=SERVICE_SECRET))
+    failure = fails(run, **refresh(application_id="app1", organization="acme", api_url=server.url + "/v1",
+                                   service_token_id="svc", service_token=SERVICE_SECRET))
     assert failure.msg.startswith("POST /organizations/acme/oauth-applications/app1/token succeeded with an answer "
                                   "without %s, which is no token" % missing)
     assert "Check that api_url is the platform's API." in failure.msg
     assert "pscale_oauth_new" not in failure.msg and "pscale_ref_new" not in failure.msg
 
 
-def test_a_plain_http_auth_url_to_another_host_warns_and_the_unused_api_url_does_not(server):
+def test_a_plain_http_auth_url_to_another_host_warns_and_the_unused_api_url_does_not(run):
     ctx = TaskContext()
-    Token(params(server, auth_url="http://auth.example.com", api_url="http://api.example.com/v1", **refresh()),
+    Token(run.params(auth_url="http://auth.example.com", api_url="http://api.example.com/v1", **refresh()),
           ctx).warn_about_transport()
     assert ctx.warnings == ["auth_url is plain http to auth.example.com, which is not this machine: credentials and "
                             "tokens would cross the network in clear text. Use https (plain http is for a server on "
                             "localhost)."]
     ctx = TaskContext()
-    Token(params(server, api_url="http://api.example.com/v1", **refresh(
+    Token(run.params(api_url="http://api.example.com/v1", **refresh(
         application_id="app1", organization="acme", service_token_id="svc", service_token=SERVICE_SECRET)),
         ctx).warn_about_transport()
     assert [warning.split(" ")[0] for warning in ctx.warnings] == ["api_url"]

@@ -10,7 +10,7 @@ import pytest
 
 from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.modules.token_info import TokenInfo
 
 ACCESS = "pscale_oauth_the_token_to_check"
@@ -32,22 +32,20 @@ def server_clock(monkeypatch):
                         lambda self, timestamp=None: "Sun, 22 Nov 2026 02:13:30 GMT")
 
 
+MODULE = TokenInfo  # run by the `run` fixture (tests/unit/conftest.py) with ARGS
+ARGS = dict(access_token=ACCESS)
+
+
 def validate(args):
     spec = TokenInfo.spec()
     spec.pop("supports_check_mode")
     return ModuleArgumentSpecValidator(**spec).validate(args)
 
 
-def run(server, check_mode=False, **args):
-    validation = validate(dict(dict(auth_url=server.url, access_token=ACCESS, api_retries=0), **args))
-    assert not validation.error_messages, validation.error_messages
-    return TokenInfo(validation.validated_parameters, TaskContext(check_mode=check_mode)).execute()
-
-
 @pytest.mark.parametrize("check_mode", [False, True])
-def test_an_active_token_is_described_with_its_lifetime(server, check_mode):
+def test_an_active_token_is_described_with_its_lifetime(server, run, check_mode):
     server.script = [(200, ACTIVE)]
-    result = run(server, check_mode=check_mode)
+    result = run(check_mode=check_mode)
     request = server.requests[0]
     assert (request["method"], request["path"]) == ("GET", "/oauth/token/info")
     assert request["headers"]["Authorization"] == "Bearer " + ACCESS
@@ -55,38 +53,38 @@ def test_an_active_token_is_described_with_its_lifetime(server, check_mode):
         ACTIVE, scopes=["read_user", "read_organization"], expires_at="2026-11-22T03:12:30Z", expires_in=3539))
 
 
-def test_an_inactive_token_is_an_answer(server):
+def test_an_inactive_token_is_an_answer(server, run):
     server.script = [(200, dict(active=False))]
-    assert run(server) == dict(changed=False, token_info=dict(active=False))
+    assert run() == dict(changed=False, token_info=dict(active=False))
 
 
-def test_fail_if_inactive_turns_it_into_a_sentence_without_the_token(server):
+def test_fail_if_inactive_turns_it_into_a_sentence_without_the_token(server, run):
     server.script = [(200, dict(active=False))]
     with pytest.raises(ModuleFailure) as caught:
-        run(server, fail_if_inactive=True)
+        run(fail_if_inactive=True)
     assert caught.value.msg.startswith("The access token is not active: it expired, was revoked or is unknown")
     assert "planetscale.cloud.token" in caught.value.msg
     assert caught.value.result == dict(token_info=dict(active=False))
     assert ACCESS not in caught.value.msg
 
 
-def test_fail_if_inactive_accepts_an_active_token(server):
+def test_fail_if_inactive_accepts_an_active_token(server, run):
     server.script = [(200, ACTIVE)]
-    assert run(server, fail_if_inactive=True)["token_info"]["active"] is True
+    assert run(fail_if_inactive=True)["token_info"]["active"] is True
 
 
-def test_a_refused_bearer_token_says_which_option_to_check(server):
+def test_a_refused_bearer_token_says_which_option_to_check(server, run):
     server.script = [(401, dict(error="invalid_request", error_description="Bearer %s is malformed" % ACCESS))]
     with pytest.raises(ModuleFailure) as caught:
-        run(server)
+        run()
     assert caught.value.msg.startswith("GET /oauth/token/info failed with HTTP 401")
     assert "check access_token (or PLANETSCALE_ACCESS_TOKEN)" in caught.value.msg
     assert ACCESS not in caught.value.msg + json.dumps(caught.value.result)
 
 
-def test_an_empty_token_fails_before_any_request(server):
+def test_an_empty_token_fails_before_any_request(server, run):
     with pytest.raises(ModuleFailure) as caught:
-        run(server, access_token=" ")
+        run(access_token=" ")
     assert "access_token is empty" in caught.value.msg
     assert server.requests == []
 
