@@ -96,10 +96,23 @@ def development_branch(emulator, name, table):
                                "PRIMARY KEY (`id`))" % table])
 
 
-def open_deploy_request(emulator, branch):
-    development_branch(emulator, branch, "orders")
-    emulator.api("POST", "/organizations/acme/databases/app/deploy-requests", dict(branch=branch, into_branch="main"))
+def deploy_requests_to_make(emulator):
+    """The branches the deploy_request examples deploy: add-orders, then add-invoices (gated)."""
+    development_branch(emulator, "add-orders", "orders")
+    development_branch(emulator, "add-invoices", "invoices")
+
+
+def open_deploy_request(emulator):
+    """A deploy request from add-orders into main, open and deployable: the one the examples read and review."""
+    development_branch(emulator, "add-orders", "orders")
+    emulator.api("POST", "/organizations/acme/databases/app/deploy-requests",
+                 dict(branch="add-orders", into_branch="main"))
     emulator.advance(5)  # past the deploy check
+
+
+def gated_change(emulator):
+    """The branch of the schema_change README's gated deploy (the README's first playbook makes its own)."""
+    development_branch(emulator, "add-orders", "invoices")
 
 
 def backup_with_users(emulator, count=1000):
@@ -119,11 +132,10 @@ def backup_with_users(emulator, count=1000):
 # backup whose rows a restore drill counts.
 PREPARE = {
     "roles/restore_drill": backup_with_users,
-    "modules/deploy_request": lambda emulator: (development_branch(emulator, "add-orders", "orders"),
-                                                development_branch(emulator, "add-invoices", "invoices")),
-    "modules/deploy_request_info": lambda emulator: open_deploy_request(emulator, "add-orders"),
-    "modules/deploy_request_review": lambda emulator: open_deploy_request(emulator, "add-orders"),
-    "roles/schema_change": lambda emulator: development_branch(emulator, "add-orders", "invoices"),
+    "roles/schema_change": gated_change,
+    "modules/deploy_request": deploy_requests_to_make,
+    "modules/deploy_request_info": open_deploy_request,
+    "modules/deploy_request_review": open_deploy_request,
 }
 
 # The variables a block takes from the command line (-e), as a user gives them, and the runs that act for a user
@@ -152,7 +164,8 @@ def test_examples_run_as_written(ansible, emulator, tmp_path, document):
     plays, files = playbooks(document)
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    PREPARE.get(document, lambda emulator: None)(emulator)
+    if document in PREPARE:
+        PREPARE[document](emulator)
     variables = extra_vars(document, emulator)
     env = {}
     if document == "modules/token_info":  # its last task takes the token from the environment
