@@ -78,7 +78,7 @@ EXAMPLES = r"""
 - name: Take a backup before a migration, keep it a week, protect it, and wait until it has succeeded
   planetscale.cloud.backup:
     organization: acme
-    database: shop
+    database: app
     branch: main
     name: before-migration-42
     retention_unit: week
@@ -89,22 +89,24 @@ EXAMPLES = r"""
 - name: Restore it into a new branch
   planetscale.cloud.branch:
     organization: acme
-    database: shop
+    database: app
     name: restored
     parent_branch: main
     backup_id: "{{ taken.backup.id }}"
     cluster_size: PS_10
 
-- name: Unprotect the backup and delete it
+- name: Unprotect the backup
   planetscale.cloud.backup:
     organization: acme
-    database: shop
+    database: app
     branch: main
     id: "{{ taken.backup.id }}"
     protected: false
-- planetscale.cloud.backup:
+
+- name: Delete the backup
+  planetscale.cloud.backup:
     organization: acme
-    database: shop
+    database: app
     branch: main
     id: "{{ taken.backup.id }}"
     state: absent

@@ -69,7 +69,7 @@ EXAMPLES = r"""
 - name: Find the newest successful backup of main
   planetscale.cloud.backup_info:
     organization: acme
-    database: shop
+    database: app
     branch: main
     state: success
     limit: 1
@@ -78,7 +78,7 @@ EXAMPLES = r"""
 - name: Restore it into a new branch
   planetscale.cloud.branch:
     organization: acme
-    database: shop
+    database: app
     name: restore-drill
     parent_branch: main
     backup_id: "{{ latest.backups[0].id }}"
@@ -88,7 +88,7 @@ EXAMPLES = r"""
 - name: List the backups of January that failed
   planetscale.cloud.backup_info:
     organization: acme
-    database: shop
+    database: app
     branch: main
     state: failed
     from: "2026-01-01T00:00:00Z"

@@ -74,7 +74,7 @@ EXAMPLES = r"""
 - name: Back up production every Sunday at 03:30 UTC and keep the backups a quarter
   planetscale.cloud.backup_policy:
     organization: acme
-    database: shop
+    database: app
     name: weekly
     target: production
     frequency_value: 1
@@ -87,14 +87,14 @@ EXAMPLES = r"""
 - name: Keep the backups of the platform's required policy three days
   planetscale.cloud.backup_policy:
     organization: acme
-    database: shop
+    database: app
     name: default
     retention_value: 3
 
 - name: Remove a policy
   planetscale.cloud.backup_policy:
     organization: acme
-    database: shop
+    database: app
     name: weekly
     state: absent
 """

@@ -117,33 +117,32 @@ EXAMPLES = r"""
 - name: Create a preview branch from main and wait until it is ready
   planetscale.cloud.branch:
     organization: acme
-    database: shop
+    database: app
     name: preview-42
     parent_branch: main
   register: preview
 
-- name: A branch of a PostgreSQL database as it was at a point in time
+- name: A branch of a PostgreSQL database as it was an hour ago
   planetscale.cloud.branch:
     organization: acme
-    database: ledger
+    database: pgapp
     name: before-migration
     parent_branch: main
-    restore_point: "2026-01-31T12:00:00Z"
+    restore_point: "{{ '%Y-%m-%dT%H:%M:%SZ' | strftime(now().timestamp() - 3600, utc=true) }}"
 
-- name: Restore a backup into a new branch
+- name: Restore the newest successful backup of main into a new branch
   planetscale.cloud.branch:
     organization: acme
-    database: shop
+    database: app
     name: restored
     parent_branch: main
-    backup_id: k2l3m4n5o6p7
-    cluster_size: PS_10
+    seed_data: last_successful_backup
     wait_timeout: 1800
 
 - name: Promote main to production, protected, with safe migrations
   planetscale.cloud.branch:
     organization: acme
-    database: shop
+    database: app
     name: main
     production: true
     safe_migrations: true
@@ -152,7 +151,7 @@ EXAMPLES = r"""
 - name: Delete the preview branch
   planetscale.cloud.branch:
     organization: acme
-    database: shop
+    database: app
     name: preview-42
     state: absent
 """

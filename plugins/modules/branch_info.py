@@ -49,7 +49,7 @@ EXAMPLES = r"""
 - name: List every branch of a database
   planetscale.cloud.branch_info:
     organization: acme
-    database: shop
+    database: app
   register: result
 
 - name: Show the branches that are not ready yet
@@ -59,14 +59,14 @@ EXAMPLES = r"""
 - name: List the production branches only
   planetscale.cloud.branch_info:
     organization: acme
-    database: shop
+    database: app
     production: true
   register: production
 
 - name: Read one branch
   planetscale.cloud.branch_info:
     organization: acme
-    database: shop
+    database: app
     name: main
   register: main
 
@@ -75,7 +75,7 @@ EXAMPLES = r"""
     that:
       - main.branches | length == 1
       - main.branches[0].ready
-    fail_msg: The branch main of shop does not exist or is not ready.
+    fail_msg: The branch main of app does not exist or is not ready.
 """
 
 RETURN = r"""

@@ -45,18 +45,18 @@ seealso:
 """
 
 EXAMPLES = r"""
-- name: Read the schema of a development branch
+- name: Read the schema of the production branch
   planetscale.cloud.branch_schema_info:
     organization: acme
-    database: shop
-    branch: add-orders
+    database: app
+    branch: main
   register: schema
 
 - name: Show the DDL of every table
   ansible.builtin.debug:
     msg: "{{ schema.schema | map(attribute='raw') | list }}"
 
-- name: Stop before opening a deploy request that lint errors would block
+- name: Stop before turning on safe migrations, which lint errors would block
   ansible.builtin.assert:
     that: schema.lint_errors | length == 0
     fail_msg: >-

@@ -85,16 +85,22 @@ EXAMPLES = r"""
 - name: Create a database, wait until it is ready, and protect it
   planetscale.cloud.database:
     organization: acme
-    name: shop
+    name: analytics
     cluster_size: PS_10
     region: eu-west
     deletion_protected: true
     require_approval_for_deploy: true
 
-- name: Delete a database (unprotect it first)
+- name: Turn its deletion protection off
   planetscale.cloud.database:
     organization: acme
-    name: shop
+    name: analytics
+    deletion_protected: false
+
+- name: Delete the database
+  planetscale.cloud.database:
+    organization: acme
+    name: analytics
     state: absent
   register: gone
 

@@ -59,15 +59,15 @@ EXAMPLES = r"""
 - name: Read one database
   planetscale.cloud.database_info:
     organization: acme
-    name: shop
-  register: shop
+    name: app
+  register: app_database
 
-- name: Fail unless the database exists and is protected from deletion
+- name: Fail unless the database exists and is ready
   ansible.builtin.assert:
     that:
-      - shop.databases | length == 1
-      - shop.databases[0].deletion_protected
-    fail_msg: The database shop does not exist or can be deleted.
+      - app_database.databases | length == 1
+      - app_database.databases[0].state == 'ready'
+    fail_msg: The database app does not exist or is not ready.
 """
 
 RETURN = r"""

@@ -120,7 +120,7 @@ EXAMPLES = r"""
 - name: Open a deploy request from add-orders into main and wait until it is deployable
   planetscale.cloud.deploy_request:
     organization: acme
-    database: shop
+    database: app
     branch: add-orders
     notes: Adds the orders table
   register: opened
@@ -128,7 +128,7 @@ EXAMPLES = r"""
 - name: Deploy it, skip the revert window, and delete the branch afterwards
   planetscale.cloud.deploy_request:
     organization: acme
-    database: shop
+    database: app
     number: "{{ opened.deploy_request.number }}"
     state: deployed
     revert_window: skip
@@ -137,8 +137,8 @@ EXAMPLES = r"""
 - name: Deploy a gated change; the task returns when the deploy waits for its cutover
   planetscale.cloud.deploy_request:
     organization: acme
-    database: shop
-    branch: add-orders
+    database: app
+    branch: add-invoices
     state: deployed
     auto_cutover: false
   register: staged
@@ -146,7 +146,7 @@ EXAMPLES = r"""
 - name: Cut over at a quiet hour
   planetscale.cloud.deploy_request:
     organization: acme
-    database: shop
+    database: app
     number: "{{ staged.deploy_request.number }}"
     state: deployed
     cutover: true
@@ -155,7 +155,7 @@ EXAMPLES = r"""
 - name: Revert it within the revert window
   planetscale.cloud.deploy_request:
     organization: acme
-    database: shop
+    database: app
     number: "{{ staged.deploy_request.number }}"
     state: deployed
     revert_window: revert

@@ -56,7 +56,7 @@ EXAMPLES = r"""
 - name: List the open deploy requests into main
   planetscale.cloud.deploy_request_info:
     organization: acme
-    database: shop
+    database: app
     state: open
     into_branch: main
   register: result
@@ -66,16 +66,18 @@ EXAMPLES = r"""
     msg: "#{{ item.number }} {{ item.branch }}: {{ item | planetscale.cloud.deploy_request_status }}"
   loop: "{{ result.deploy_requests }}"
 
-- name: Read one deploy request with its operations
+- name: Read the newest one with its operations
   planetscale.cloud.deploy_request_info:
     organization: acme
-    database: shop
-    number: 7
+    database: app
+    number: "{{ result.deploy_requests[0].number }}"
   register: one
+  when: result.deploy_requests | length > 0
 
 - name: Show the DDL it deploys
   ansible.builtin.debug:
     msg: "{{ one.deploy_request.operations | map(attribute='ddl_statement') | list }}"
+  when: result.deploy_requests | length > 0
 """
 
 RETURN = r"""

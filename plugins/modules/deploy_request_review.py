@@ -58,18 +58,26 @@ seealso:
 """
 
 EXAMPLES = r"""
-- name: Approve deploy request 42
+- name: Find the open deploy request of the branch add-orders
+  planetscale.cloud.deploy_request_info:
+    organization: acme
+    database: app
+    state: open
+    branch: add-orders
+  register: opened
+
+- name: Approve it
   planetscale.cloud.deploy_request_review:
     organization: acme
-    database: shop
-    number: 42
+    database: app
+    number: "{{ opened.deploy_requests[0].number }}"
     body: Reviewed in pull request 1234.
 
 - name: Leave a comment once, however often the play runs
   planetscale.cloud.deploy_request_review:
     organization: acme
-    database: shop
-    number: 42
+    database: app
+    number: "{{ opened.deploy_requests[0].number }}"
     action: comment
     body: The migration adds an index online; no downtime expected.
 """

@@ -58,16 +58,16 @@ seealso:
 """
 
 EXAMPLES = r"""
-- name: Make Alice an administrator
+- name: Make Member 1 an administrator
   planetscale.cloud.organization_member:
     organization: acme
-    member: alice@example.com
+    member: member1@acme.test
     role: admin
 
-- name: Remove Bob, with the passwords and service tokens he created
+- name: Remove Member 2, with the passwords and service tokens they created
   planetscale.cloud.organization_member:
     organization: acme
-    member: bob@example.com
+    member: member2@acme.test
     state: absent
     delete_passwords: true
     delete_service_tokens: true

@@ -92,7 +92,7 @@ EXAMPLES = r"""
 - name: Ensure the application's password, allowed from the office only
   planetscale.cloud.password:
     organization: acme
-    database: shop
+    database: app
     branch: main
     name: app
     role: readwriter
@@ -104,7 +104,7 @@ EXAMPLES = r"""
 - name: Store the connection URL the first time (the secret is shown once)
   ansible.builtin.copy:
     content: "{{ app_password.connection | planetscale.cloud.connection_url }}"
-    dest: /etc/app/database-url
+    dest: "{{ playbook_dir }}/database-url"
     mode: "0600"
   when: app_password.connection is defined
   no_log: true

@@ -52,7 +52,7 @@ EXAMPLES = r"""
 - name: List every password of the main branch
   planetscale.cloud.password_info:
     organization: acme
-    database: shop
+    database: app
     branch: main
   register: result
 
@@ -67,7 +67,7 @@ EXAMPLES = r"""
 - name: Find the passwords named app-server
   planetscale.cloud.password_info:
     organization: acme
-    database: shop
+    database: app
     branch: main
     name: app-server
   register: app_server

@@ -103,7 +103,7 @@ EXAMPLES = r"""
 - name: Ensure the application's role, reading and writing every table
   planetscale.cloud.postgres_role:
     organization: acme
-    database: ledger
+    database: pgapp
     branch: main
     name: app
     inherited_roles: [pg_read_all_data, pg_write_all_data]
@@ -113,7 +113,7 @@ EXAMPLES = r"""
 - name: Store the connection string the first time (the secret is shown once)
   ansible.builtin.copy:
     content: "DATABASE_URL={{ app_role | planetscale.cloud.connection_url }}\n"
-    dest: /etc/app/database.env
+    dest: "{{ playbook_dir }}/database.env"
     mode: "0600"
   when: app_role.connection is defined
   no_log: true
@@ -121,7 +121,7 @@ EXAMPLES = r"""
 - name: Delete a role, handing its tables to the application's role
   planetscale.cloud.postgres_role:
     organization: acme
-    database: ledger
+    database: pgapp
     branch: main
     name: migrations
     state: absent

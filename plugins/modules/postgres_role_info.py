@@ -54,7 +54,7 @@ EXAMPLES = r"""
 - name: List every role of the main branch
   planetscale.cloud.postgres_role_info:
     organization: acme
-    database: ledger
+    database: pgapp
     branch: main
   register: result
 

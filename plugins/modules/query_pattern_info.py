@@ -52,13 +52,13 @@ EXAMPLES = r"""
 - name: List every query-pattern report of the main branch
   planetscale.cloud.query_pattern_info:
     organization: acme
-    database: shop
+    database: app
     branch: main
 
 - name: Read the first ten reports
   planetscale.cloud.query_pattern_info:
     organization: acme
-    database: shop
+    database: app
     branch: main
     limit: 10
   register: result
@@ -66,7 +66,7 @@ EXAMPLES = r"""
 - name: Read the next ten reports after the last one seen
   planetscale.cloud.query_pattern_info:
     organization: acme
-    database: shop
+    database: app
     branch: main
     limit: 10
     starting_after: "{{ result.cursor.cursor_end }}"

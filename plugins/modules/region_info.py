@@ -36,7 +36,7 @@ EXAMPLES = r"""
 - name: List the regions of a database
   planetscale.cloud.region_info:
     organization: acme
-    database: shop
+    database: app
   register: result
 
 - name: Show the slugs of the enabled regions

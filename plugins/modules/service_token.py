@@ -103,7 +103,7 @@ EXAMPLES = r"""
 - name: Store the secret the first time (it is shown once)
   ansible.builtin.copy:
     content: "{{ ci_token.service_token.id }}:{{ ci_token.service_token.token }}\n"
-    dest: /etc/ci/planetscale-token
+    dest: "{{ playbook_dir }}/planetscale-token"
     mode: "0600"
   when: ci_token.service_token.token is defined
   no_log: true

@@ -67,17 +67,17 @@ EXAMPLES = r"""
   planetscale.cloud.team:
     organization: acme
     name: Backend
-    description: Owns the shop's database
+    description: Owns the app database
     members:
-      - ada@example.com
-      - grace@example.com
+      - member1@acme.test
+      - member2@acme.test
 
 - name: Make the members list exact, removing everybody else
   planetscale.cloud.team:
     organization: acme
     team: backend
     members:
-      - ada@example.com
+      - member1@acme.test
     purge_members: true
 
 - name: Rename the team

@@ -50,12 +50,12 @@ EXAMPLES = r"""
 - name: Read one team
   planetscale.cloud.team_info:
     organization: acme
-    team: backend
-  register: backend
+    team: engineering
+  register: engineering
 
 - name: Show whether the team exists
   ansible.builtin.debug:
-    msg: "{{ 'backend exists' if backend.teams else 'backend does not exist' }}"
+    msg: "{{ 'engineering exists' if engineering.teams else 'engineering does not exist' }}"
 """
 
 RETURN = r"""

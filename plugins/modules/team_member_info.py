@@ -38,7 +38,7 @@ EXAMPLES = r"""
 - name: List the members of a team
   planetscale.cloud.team_member_info:
     organization: acme
-    team: backend
+    team: engineering
   register: result
 
 - name: Show their e-mail addresses

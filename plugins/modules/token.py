@@ -105,7 +105,7 @@ EXAMPLES = r"""
     client_secret: "{{ oauth_client_secret }}"
     grant_type: authorization_code
     code: "{{ code_from_the_redirect }}"
-    redirect_uri: https://app.example.com/oauth/callback
+    redirect_uri: http://127.0.0.1:8976/oauth/callback
   register: issued
   no_log: true
 

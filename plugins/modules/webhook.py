@@ -87,7 +87,7 @@ EXAMPLES = r"""
 - name: Tell the deploy bot about deploy requests, and send it a test delivery
   planetscale.cloud.webhook:
     organization: acme
-    database: shop
+    database: app
     url: https://deploybot.example.com/planetscale
     events: [deploy_request.opened, deploy_request.schema_applied, deploy_request.errored]
     send_test: true
@@ -95,14 +95,14 @@ EXAMPLES = r"""
 - name: Keep the webhook but stop its deliveries
   planetscale.cloud.webhook:
     organization: acme
-    database: shop
+    database: app
     url: https://deploybot.example.com/planetscale
     enabled: false
 
 - name: Read the signing secret, to give it to the receiver that checks the signatures
   planetscale.cloud.webhook:
     organization: acme
-    database: shop
+    database: app
     url: https://deploybot.example.com/planetscale
     return_secret: true
   register: hook
@@ -111,21 +111,21 @@ EXAMPLES = r"""
 - name: Store it where the receiver reads it
   ansible.builtin.copy:
     content: "{{ hook.webhook.secret }}"
-    dest: /etc/deploybot/planetscale-webhook-secret
+    dest: "{{ playbook_dir }}/planetscale-webhook-secret"
     mode: "0600"
   no_log: true
 
 - name: Move the webhook to a new URL
   planetscale.cloud.webhook:
     organization: acme
-    database: shop
+    database: app
     id: "{{ hook.webhook.id }}"
     url: https://deploybot.example.com/v2/planetscale
 
 - name: Delete it
   planetscale.cloud.webhook:
     organization: acme
-    database: shop
+    database: app
     url: https://deploybot.example.com/v2/planetscale
     state: absent
 """

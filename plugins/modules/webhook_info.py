@@ -49,7 +49,7 @@ EXAMPLES = r"""
 - name: List the webhooks of a database
   planetscale.cloud.webhook_info:
     organization: acme
-    database: shop
+    database: app
   register: hooks
 
 - name: Show the webhooks whose last delivery failed
@@ -59,7 +59,7 @@ EXAMPLES = r"""
 - name: Read the signing secret of one webhook
   planetscale.cloud.webhook_info:
     organization: acme
-    database: shop
+    database: app
     url: https://deploybot.example.com/planetscale
     return_secret: true
   register: hook
