@@ -7,8 +7,9 @@
 hack/docsite/index.rst is the page; its line `.. contents-of-the-collection` becomes what the collection
 ships, read from the same sources antsibull-docs documents: galaxy.yml (version, description), every module,
 inventory and filter (DOCUMENTATION's short_description), every role (meta/argument_specs.yml) and every
-playbook (its first comment sentence); whether the version is released, from changelogs/changelog.yaml. Each plugin and role links to its page, so a Sphinx build with -W fails
-on one without a page. No list is kept by hand: a new module appears on the front page by being there.
+playbook (its first comment sentence); whether the version is released, from changelogs/changelog.yaml. Each
+plugin and role links to its page, so a Sphinx build with -W fails on one without a page. No list is kept by
+hand: a new module appears on the front page by being there.
 
 Usage: hack/docsite/front_page.py COLLECTION_DIR TEMPLATE OUTPUT
 """
