@@ -429,8 +429,8 @@ def test_argument_specs_reject_bad_input(ansible, emulator, tmp_path, role, role
 def test_a_role_run_without_an_organization_says_which_option_and_variable_to_set(ansible, emulator, tmp_path,
                                                                                    in_process):
     # PLANETSCALE_ORG set but empty counts as not set; the role's tasks pass no organization of their own
-    ansible.run(role_play(tmp_path, "access_review", dict(access_review_report_path=str(tmp_path / "review.md"))),
-                env=dict(PLANETSCALE_ORG=""), in_process=in_process).failed(
+    play = role_play(tmp_path, "access_review", dict(access_review_report_path=str(tmp_path / "review.md")))
+    ansible.run(play, env=dict(PLANETSCALE_ORG=""), in_process=in_process).failed(
         "No organization was given: set organization (in the task, or in module_defaults for "
         "group/planetscale.cloud.all) or the environment variable PLANETSCALE_ORG to the name of the organization.")
     assert emulator.requests() == []
