@@ -426,8 +426,7 @@ def test_argument_specs_reject_bad_input(ansible, emulator, tmp_path, role, role
 
 
 @pytest.mark.parametrize("in_process", [True, False], ids=["in-process", "module-process"])
-def test_a_role_run_without_an_organization_says_which_option_and_variable_to_set(ansible, emulator, tmp_path,
-                                                                                   in_process):
+def test_a_role_without_an_organization_says_which_option_and_variable_to_set(ansible, emulator, tmp_path, in_process):
     # PLANETSCALE_ORG set but empty counts as not set; the role's tasks pass no organization of their own
     play = role_play(tmp_path, "access_review", dict(access_review_report_path=str(tmp_path / "review.md")))
     ansible.run(play, env=dict(PLANETSCALE_ORG=""), in_process=in_process).failed(
