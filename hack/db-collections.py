@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -33,6 +34,9 @@ def main(pip):
     if os.path.exists(stamp) and open(stamp, encoding="utf-8").read() == wanted:
         print("db-collections: up to date (%s)" % ", ".join(COLLECTIONS))
         return 0
+    started = time.monotonic()
+    print("db-collections: downloading %s with pip (%s), for %s" % (
+        " ".join(line.split()[0] for line in pin), os.path.relpath(PIN, ROOT), ", ".join(COLLECTIONS)), flush=True)
     with tempfile.TemporaryDirectory() as wheels:
         subprocess.run([pip, "download", "--quiet", "--no-deps", "--require-hashes", "-r", PIN, "-d", wheels],
                        check=True)
@@ -48,7 +52,8 @@ def main(pip):
                 archive.extractall(TARGET, members)
     with open(stamp, "w", encoding="utf-8") as handle:
         handle.write(wanted)
-    print("db-collections: %s unpacked into %s" % (", ".join(COLLECTIONS), os.path.relpath(TARGET, ROOT)))
+    print("db-collections: %s unpacked into %s in %ds" % (", ".join(COLLECTIONS), os.path.relpath(TARGET, ROOT),
+                                                            time.monotonic() - started))
     return 0
 
 

@@ -3,8 +3,10 @@
 # (the pages in build/docs/build/html, index.html first).
 #
 #   1. antsibull-docs sphinx-init --use-current writes the Sphinx project (conf.py, build.sh, the
-#      front page hack/docsite/index.rst) for planetscale.cloud as the build copy of the collection
-#      (build/ansible_collections/planetscale/cloud: make copy) has it;
+#      front page hack/docsite/index.rst, whose list of what the collection ships
+#      hack/docsite/front_page.py generates from galaxy.yml, the plugins, roles and playbooks) for
+#      planetscale.cloud as the build copy of the collection (build/ansible_collections/planetscale/cloud:
+#      make copy) has it;
 #   2. hack/docsite/conf.py is appended to its conf.py (Markdown, an offline intersphinx inventory of
 #      the Ansible documentation that hack/docsite/ansible_inventory.py writes);
 #   3. the pages that are the repository's but not the collection's are copied into the Sphinx
@@ -37,8 +39,11 @@ rm -rf "$out"
 mkdir -p "$out"
 chmod 755 "$out"  # antsibull-docs wants its destination writable by its owner only
 
+mkdir -p "$root/build/docs-front"
+python "$root/hack/docsite/front_page.py" "$collections/ansible_collections/planetscale/cloud" \
+    "$root/hack/docsite/index.rst" "$root/build/docs-front/index.rst"
 antsibull-docs sphinx-init --use-current --fail-on-error --dest-dir "$out" \
-    --index-rst-source "$root/hack/docsite/index.rst" \
+    --index-rst-source "$root/build/docs-front/index.rst" \
     --project planetscale.cloud --copyright "planetscale.cloud contributors" \
     --title "planetscale.cloud documentation" --html-short-title "planetscale.cloud" \
     planetscale.cloud >/dev/null

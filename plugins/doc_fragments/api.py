@@ -21,6 +21,8 @@ options:
     description:
       - The ID of a service token, used together with O(service_token).
       - If not set, the environment variable E(PLANETSCALE_SERVICE_TOKEN_ID) is used.
+      - One of the two without the other (as an option or its environment variable) fails the module before any
+        request, with a message that names the option and the environment variable to set.
     type: str
   service_token:
     description:
@@ -88,8 +90,9 @@ options:
     description:
       - The name of the organization.
       - If not set, the environment variable E(PLANETSCALE_ORG) is used.
+      - One of the two is needed. Without either, the module fails before any request, with a message that names
+        both.
     type: str
-    required: true
 """
 
     # The OAuth server and the OAuth application's credentials.

@@ -72,7 +72,8 @@ SERVICE_TOKEN = OptionSet("service_token", dict(
 # The resource API's credentials: either kind, and where to send them.
 CREDENTIALS = OptionSet("credentials", parts=(ACCESS_TOKEN, SERVICE_TOKEN), fragment=FRAGMENT)
 ORGANIZATION = OptionSet("organization", dict(
-    organization=dict(type="str", required=True, fallback=(env_fallback, ["PLANETSCALE_ORG"])),
+    # needed, yet not required=True: Module.validate() names the option and its variable when neither is set
+    organization=dict(type="str", fallback=(env_fallback, ["PLANETSCALE_ORG"])),
 ), fragment=FRAGMENT + ".organization", unused=FRAGMENT + ".unused_organization")
 AUTH_URL = OptionSet("auth_url", dict(
     auth_url=dict(type="str", default=DEFAULT_AUTH_URL, fallback=(env_fallback, ["PLANETSCALE_AUTH_URL"])),
@@ -105,6 +106,11 @@ LOOPBACK_NAMES = frozenset(("localhost",))
 
 OUTCOME_UNKNOWN = ("The API may have applied the change before its answer was lost; running the task again reads "
                    "what exists and continues from there.")
+MISSING_ORGANIZATION = ("No organization was given: set organization (in the task, or in module_defaults for "
+                        "group/planetscale.cloud.all) or the environment variable PLANETSCALE_ORG to the name of "
+                        "the organization.")
+HALF_A_SERVICE_TOKEN = ("%s is set but %s is not, and a service token needs both: set %s (or the environment "
+                        "variable %s) to the token's %s.")
 HINTS = {
     401: "Check the credentials: service_token_id and service_token, or access_token "
          "(or their PLANETSCALE_* environment variables).",
@@ -292,9 +298,11 @@ class Module:
                                     "give one kind of credential.")
             for name in kinds[from_env[0]]:
                 self.params[name] = None
-        parts = [bool((self.params.get(name) or "").strip()) for name in kinds["service_token"]]
-        if any(parts) and not all(parts):
-            raise ModuleFailure("parameters are required together: service_token_id, service_token.")
+        halves = [name for name in kinds["service_token"] if (self.params.get(name) or "").strip()]
+        if len(halves) == 1:
+            (other,) = [name for name in kinds["service_token"] if name not in halves]
+            raise ModuleFailure(HALF_A_SERVICE_TOKEN % (halves[0], other, other, CREDENTIAL_VARIABLES[other],
+                                                        "ID" if other == "service_token_id" else "secret"))
 
     def validate(self):
         """Checks of the input that the argument spec cannot express. Raise ModuleFailure."""
@@ -303,6 +311,8 @@ class Module:
             raise ModuleFailure("%s must be a whole number, not a boolean (true or false)." % boolean)
         if self.takes(CREDENTIALS):
             self.choose_credentials()
+        if self.takes(ORGANIZATION) and not (self.params.get("organization") or "").strip():
+            raise ModuleFailure(MISSING_ORGANIZATION)
         for name in ("organization",) + tuple(self.path_options):
             value = self.params.get(name)
             if value is not None and not is_name(value):

@@ -148,7 +148,9 @@ def test_a_second_run_within_the_cache_timeout_sends_no_request(ansible, emulato
     (dict(api_timeout=0), dict(), "api_timeout must be from 1 to 86400 seconds, not 0."),
     (dict(), dict(PLANETSCALE_SERVICE_TOKEN_ID="", PLANETSCALE_SERVICE_TOKEN=""),
      "No credentials were given: set service_token_id and service_token"),
-    (dict(), dict(PLANETSCALE_SERVICE_TOKEN=""), "parameters are required together: service_token_id, service_token."),
+    (dict(), dict(PLANETSCALE_SERVICE_TOKEN=""), "service_token_id is set but service_token is not, and a service "
+     "token needs both: set service_token (or the environment variable PLANETSCALE_SERVICE_TOKEN) to the token's "
+     "secret."),
     (dict(api_url="http://user:pass-word@127.0.0.1:9/v1"), dict(),
      "api_url must not carry a user name or password (user:password@host): the modules never send them."),
     (dict(), dict(PLANETSCALE_ACCESS_TOKEN="an-access-token"),

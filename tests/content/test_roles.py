@@ -425,6 +425,16 @@ def test_argument_specs_reject_bad_input(ansible, emulator, tmp_path, role, role
     assert emulator.requests() == []
 
 
+@pytest.mark.parametrize("in_process", [True, False], ids=["in-process", "module-process"])
+def test_a_role_without_an_organization_says_which_option_and_variable_to_set(ansible, emulator, tmp_path, in_process):
+    # PLANETSCALE_ORG set but empty counts as not set; the role's tasks pass no organization of their own
+    play = role_play(tmp_path, "access_review", dict(access_review_report_path=str(tmp_path / "review.md")))
+    ansible.run(play, env=dict(PLANETSCALE_ORG=""), in_process=in_process).failed(
+        "No organization was given: set organization (in the task, or in module_defaults for "
+        "group/planetscale.cloud.all) or the environment variable PLANETSCALE_ORG to the name of the organization.")
+    assert emulator.requests() == []
+
+
 def readme_example(role):
     with open(os.path.join(ROOT, "roles", role, "README.md"), encoding="utf-8") as handle:
         return re.search(r"```yaml\n(.*?)```", handle.read(), re.S).group(1)

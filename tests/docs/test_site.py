@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 import pytest
+import yaml
 
 import sitecheck
 
@@ -47,6 +48,26 @@ def test_the_front_page_leads_to_the_collection_the_changelog_and_the_benchmarks
     assert sitecheck.listed_problems(front, server.url, {
         "the collection": COLLECTION_INDEX, "the module index": "collections/index_module.html",
         "the changelog": "changelog.html", "the benchmarks": "benchmarks.html"}) == []
+
+
+def test_the_front_page_lists_what_the_collection_ships_and_its_version(driver, pages, server):
+    # generated from the sources (hack/docsite/front_page.py), so every module, role and plugin of this tree
+    front = pages[server.url + "index.html"]
+    wanted = dict(("%s %s" % (kind, name), page_path(name, kind)) for name, kind in DOCS)
+    wanted.update(("role %s" % role, page_path(role, "role")) for role in ROLES)
+    assert sitecheck.listed_problems(front, server.url, wanted) == []
+    with open(os.path.join(sitecheck.ROOT, "galaxy.yml"), encoding="utf-8") as handle:
+        version = str(yaml.safe_load(handle)["version"])
+    with open(os.path.join(sitecheck.ROOT, "changelogs", "changelog.yaml"), encoding="utf-8") as handle:
+        released = (yaml.safe_load(handle).get("releases") or {}).get(version)
+    driver.get(server.url + "index.html")
+    shown = driver.find_element("css selector", '[role="main"]').text
+    # the version, and whether the release notes have it: released (with its date) or in preparation
+    assert "Version %s (%s" % (version, "released %s)" % released["release_date"] if released
+                               else "not released yet") in shown
+    for playbook in sorted(name[:-4] for name in os.listdir(os.path.join(sitecheck.ROOT, "playbooks"))
+                           if name.endswith(".yml")):
+        assert "planetscale.cloud.%s:" % playbook in shown, playbook
 
 
 @pytest.mark.parametrize("name, plugin_type", sorted(DOCS), ids=["%s_%s" % key for key in sorted(DOCS)])

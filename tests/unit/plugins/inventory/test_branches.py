@@ -193,7 +193,8 @@ def module_failure(**params):
           PLANETSCALE_SERVICE_TOKEN="svc-secret"),
      "Both kinds of credential come from the environment (PLANETSCALE_ACCESS_TOKEN, and PLANETSCALE_SERVICE_TOKEN_ID "
      "with PLANETSCALE_SERVICE_TOKEN), or the task passes their values."),
-    (dict(service_token=None), {}, "parameters are required together: service_token_id, service_token."),
+    (dict(service_token=None), {}, "service_token_id is set but service_token is not, and a service token needs both: "
+     "set service_token (or the environment variable PLANETSCALE_SERVICE_TOKEN) to the token's secret."),
     (dict(access_token="has space", service_token_id=None, service_token=None), {},
      "access_token holds a space or a character an HTTP header cannot carry"),
     (dict(api_url="http://127.0.0.1:9/v1?x=1"), {}, "api_url must be an http or https URL without a query"),

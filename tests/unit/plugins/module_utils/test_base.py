@@ -94,7 +94,9 @@ def test_a_credential_given_in_the_task_wins_over_the_other_kind_in_the_environm
 def test_service_token_parts_are_required_together(server):
     with pytest.raises(ModuleFailure) as caught:
         Probe(params(server, service_token=None)).execute()
-    assert caught.value.msg == "parameters are required together: service_token_id, service_token."
+    assert caught.value.msg == ("service_token_id is set but service_token is not, and a service token needs both: set "
+                                "service_token (or the environment variable PLANETSCALE_SERVICE_TOKEN) to the token's "
+                                "secret.")
     assert server.requests == []
 
 
