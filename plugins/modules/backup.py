@@ -123,8 +123,8 @@ backup:
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.backups import (
     RETENTION_UNITS, backup_guard, check_retention, newest, success)
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, ModuleFailure)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import check_wait_timeout
 

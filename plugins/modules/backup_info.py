@@ -139,8 +139,8 @@ backups:
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.backups import STATES
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule, ModuleFailure)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_iso8601
 
 FILTERS = ("state", "policy", "from", "to")

@@ -207,8 +207,8 @@ branch:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.branches import LIFECYCLE, BranchResource
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 
 
 class Branch(BranchResource):

@@ -115,8 +115,8 @@ lint_note:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.schemas import read_lint, read_schema
 
 

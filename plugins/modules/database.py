@@ -121,11 +121,11 @@ deletion_request:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, ModuleFailure)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.databases import (
     PROTECTED_DELETE, SETTINGS, as_record, check_database_options, delete_or_request, deletion_warning, is_ready,
     managed, patch_body, readiness, wanted, warn_about_cluster_size)
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital
 
 CREATE_OPTIONS = ("cluster_size", "replicas", "major_version", "storage")

@@ -212,8 +212,8 @@ msg:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.deploy_requests import DeployRequestFlow
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 
 
 class DeployRequest(DeployRequestFlow):

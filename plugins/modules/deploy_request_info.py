@@ -116,8 +116,8 @@ deploy_requests:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule, ModuleFailure)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 
 
 class DeployRequestInfo(InfoModule):

@@ -107,8 +107,8 @@ review:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, Module, ModuleFailure)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.reviews import (
     STATES, own_review, post_review, reviewer_ids, unattributed_review, unattributed_warning)
 

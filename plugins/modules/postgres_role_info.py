@@ -122,9 +122,9 @@ default_role:
 from itertools import islice
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule, ModuleFailure)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.postgres_roles import (
     not_postgres, roles_path, without_secret)
 

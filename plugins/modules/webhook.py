@@ -147,9 +147,9 @@ webhook:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, ModuleFailure)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource
 from ansible_collections.planetscale.cloud.plugins.module_utils.webhooks import (
     MAX_WEBHOOKS, REFUSED_TESTS, RETURN_SECRET_OPTION, check_events, check_url, events_set, limit_reached, send_test,

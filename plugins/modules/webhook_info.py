@@ -107,8 +107,8 @@ webhooks:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.webhooks import RETURN_SECRET_OPTION, check_url, shown
 
 

@@ -10,7 +10,8 @@ import pytest
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    AUTH_URL, CONNECTION, CREDENTIALS, InfoModule, Module, ModuleFailure, TaskContext, booleans_as_integers)
+    InfoModule, Module, ModuleFailure, TaskContext, booleans_as_integers)
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import AUTH_URL, CONNECTION, CREDENTIALS
 
 SECRET = "pscale_tkn_s3cret"
 
