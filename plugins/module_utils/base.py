@@ -110,6 +110,9 @@ class Module:
     required_by = {}
     path_options = ()  # options that become path segments
     branch_options = ()  # options that name a branch beyond those named branch or *_branch (see branch_naming())
+    # What a 404 tells to check beside the organization (not_found_hint()): the options naming what must exist,
+    # outermost first, each an option name or (option, word); None: "the names given".
+    must_exist = None
 
     def __init__(self, params, ctx=None):
         self.params = params
@@ -329,10 +332,21 @@ class Module:
         return " ".join(part for part in (str(error), hint) if part)
 
     def not_found_hint(self):
-        if self.takes(ORGANIZATION):
-            return "Check that organization %r and the names given exist and that the credentials can see them." % (
-                self.params.get("organization"))
-        return None
+        """The sentence a 404 adds: check that the organization and what must_exist names exist (an option left
+        unset is left out), and that the credentials can see them."""
+        if not self.takes(ORGANIZATION):
+            return None
+        names = ["organization %r" % self.params.get("organization")]
+        if self.must_exist is None:
+            names.append("the names given")
+        for entry in self.must_exist or ():
+            option, word = entry if isinstance(entry, tuple) else (entry, entry)
+            value = self.params.get(option)
+            if value not in (None, ""):
+                names.append("%s %s" % (word, "%r" % value if isinstance(value, str) else value))
+        if len(names) == 1:
+            return "Check that %s exists and that the credentials can see it." % names[0]
+        return "Check that %s and %s exist and that the credentials can see them." % (", ".join(names[:-1]), names[-1])
 
 
 class InfoModule(Module):

@@ -164,6 +164,7 @@ class BackupInfo(InfoModule):
         "limit": dict(type="int"),
     }
     path_options = ("database", "branch", "id")
+    must_exist = ("database", "branch")
 
     def validate(self):
         super().validate()
@@ -192,10 +193,6 @@ class BackupInfo(InfoModule):
     def selects(self, backup):
         """Whether a backup the API answered is one the options ask for (the name, and a state read by id)."""
         return all(self.params[name] in (None, backup.get(name)) for name in ("name", "state"))
-
-    def not_found_hint(self):
-        return "Check that organization %r, database %r and branch %r exist and that the credentials can see them." % (
-            self.params["organization"], self.params["database"], self.params["branch"])
 
 
 def main():

@@ -124,6 +124,7 @@ class DeployRequestReview(Module):
         body=dict(type="str"),
     )
     path_options = ("database",)
+    must_exist = ("database", ("number", "deploy request"))
 
     def validate(self):
         super().validate()
@@ -157,10 +158,6 @@ class DeployRequestReview(Module):
         if self.ctx.diff:
             result["diff"] = dict(before=view(found), after=view(review))
         return result
-
-    def not_found_hint(self):
-        return ("Check that organization %r, database %r and deploy request %s exist and that the credentials can see "
-                "them." % (self.params["organization"], self.params["database"], self.params["number"]))
 
 
 def view(review):

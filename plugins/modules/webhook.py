@@ -169,6 +169,7 @@ class Webhook(Resource):
     )
     required_one_of = (("url", "id"),)
     path_options = ("database", "id")
+    must_exist = ("database",)
     names = ("url",)
     kind = "webhook"
     api_path = ("databases", "{database}", "webhooks")
@@ -235,10 +236,6 @@ class Webhook(Resource):
 
     def result_keys(self, resource):
         return {self.kind: shown(resource, self.params["return_secret"])}
-
-    def not_found_hint(self):
-        return "Check that organization %r and database %r exist and that the credentials can see them." % (
-            self.params["organization"], self.params["database"])
 
 
 def main():
