@@ -33,6 +33,7 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
     GROUP,
     GROUP_OPTIONS,
     ORGANIZATION,
+    WAIT,
 )
 
 # A name with one of these characters could reach another endpoint through a server or proxy that
@@ -282,6 +283,8 @@ class Module:
             self.authorization()
         if self.params.get("ca_path") and not os.path.isfile(self.params["ca_path"]):
             raise ModuleFailure("ca_path %s is not a readable file." % self.params["ca_path"])
+        if self.takes(WAIT) and self.params.get("wait_timeout") is not None and self.params["wait_timeout"] < 0:
+            raise ModuleFailure("wait_timeout must be 0 or more seconds, not %s." % self.params["wait_timeout"])
 
     def execute(self):
         """Validate, run, and return the result; every failure becomes a ModuleFailure."""

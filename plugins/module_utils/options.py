@@ -71,6 +71,13 @@ OAUTH_CLIENT = OptionSet("oauth_client", dict(
 # The OAuth server and the OAuth application's credentials.
 OAUTH = OptionSet("oauth", parts=(AUTH_URL, OAUTH_CLIENT), fragment=FRAGMENT + ".oauth")
 
+# Waiting until a resource is in the state the task asks for (settle.Waiter). A module that takes the set gives
+# wait_timeout its own default, in its argument_spec and its documentation: how long a wait may take differs.
+WAIT = OptionSet("wait", dict(
+    wait=dict(type="bool", default=True),
+    wait_timeout=dict(type="int"),
+), fragment=FRAGMENT + ".wait")
+
 # The action group planetscale.cloud.all, each of its options in one of these sets. Ansible gives
 # every option set for the group to every module of the group, so every module accepts them all:
 # a set a module does not take is accepted (its type and no_log only: no default, no environment

@@ -78,12 +78,6 @@ def poll(read, done, timeout, current=None, first=1.0, factor=1.5, longest=15.0,
         value = read()
 
 
-def check_wait_timeout(params):
-    """Refuse a negative wait_timeout before any request."""
-    if params.get("wait_timeout") is not None and params["wait_timeout"] < 0:
-        raise ModuleFailure("wait_timeout must be 0 or more seconds, not %s." % params["wait_timeout"])
-
-
 class Waiter:
     """Wait, for at most the user's timeout, until done(value), polling read() with growing intervals.
 

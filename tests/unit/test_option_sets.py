@@ -63,6 +63,16 @@ def test_every_module_names_its_option_sets_in_its_own_class(name):
     assert "option_sets" in vars(cls), "%s: state option_sets in the class, not by inheritance" % cls.__name__
 
 
+@pytest.mark.parametrize("name", MODULES)
+def test_a_module_that_waits_takes_the_wait_set(name):
+    """wait and wait_timeout are declared and documented once, in the set WAIT; a module refines wait_timeout's
+    default in its own spec."""
+    cls = module_class(name)
+    own = sorted(set(cls.argument_spec) & set(shared.WAIT.options))
+    assert cls.takes(shared.WAIT) or not own, "%s: %s belong to the option set wait: take it" % (cls.__name__, own)
+    assert "wait" not in cls.argument_spec, "%s: wait is the set's; refine wait_timeout only" % cls.__name__
+
+
 @pytest.mark.parametrize("option_set", [s for s in OPTION_SETS if s.fragment], ids=lambda s: s.name)
 def test_a_set_s_fragment_documents_exactly_its_options_as_the_spec_has_them(option_set):
     documented = fragment_options(option_set.fragment)
