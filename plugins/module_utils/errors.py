@@ -76,4 +76,3 @@ def validation_errors(errors):
         said = ", ".join(str(text) for text in messages if text not in (None, ""))
         parts.append("%s: %s" % (where, said) if where and said else where or said)
     return "; ".join(part for part in parts if part) or None
-
