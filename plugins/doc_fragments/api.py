@@ -157,6 +157,20 @@ options:
     default: https://api.planetscale.com/v1
 """
 
+    # Waiting for the resource; each module gives wait_timeout its default, and may say more of what it waits for.
+    WAIT = r"""
+options:
+  wait:
+    description:
+      - Wait until the resource is in the state the task asks for, polling with growing intervals.
+    type: bool
+    default: true
+  wait_timeout:
+    description:
+      - Seconds to wait. The task fails after that, with the resource's last state.
+    type: int
+"""
+
     # Options of the action group that a module does not use (accepted for module_defaults).
     UNUSED_ORGANIZATION = r"""
 options:

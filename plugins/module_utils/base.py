@@ -1,7 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The shared module base: argument specs, the task context, and the resource logic.
+"""The shared module base: Module and InfoModule (argument spec, checks of input, the client, the failure
+sentence), the task context (TaskContext) and ModuleFailure. The option sets are in options.py, the rules
+of a resource (present, absent, check mode, diff) in resource.py.
 
 Nothing here touches AnsibleModule: a module class takes validated parameters and a
 TaskContext and returns a result dict or raises ModuleFailure. The adapters (the module
@@ -16,83 +18,23 @@ import os
 import re
 from urllib.parse import urlsplit
 
-from ansible.module_utils.basic import env_fallback
-
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import (
     ApiError,
     Client,
     path,
 )
-
-DEFAULT_API_URL = "https://api.planetscale.com/v1"
-DEFAULT_AUTH_URL = "https://auth.planetscale.com"
-
-
-class OptionSet:
-    """Options that modules take together, and the doc fragment that documents them.
-
-    A module names the sets it takes in Module.option_sets; its argument spec, the doc fragments
-    its DOCUMENTATION extends and the options it accepts only for the action group all follow
-    from that (tests/unit/test_option_sets.py holds every module to it).
-
-    fragment documents the options, or is None where each module that takes them documents
-    them itself (their meaning differs). unused documents them as "not used by this module",
-    for a set of the action group that a module does not take. parts are the sets that a set
-    combines: a module that takes OAUTH takes AUTH_URL.
-    """
-
-    def __init__(self, name, options=None, fragment=None, unused=None, parts=()):
-        self.name = name
-        self.options = dict(options or {})
-        for part in parts:
-            self.options.update(part.options)
-        self.fragment = fragment
-        self.unused = unused
-        self.parts = tuple(parts)
-
-    def __repr__(self):
-        return "OptionSet(%s)" % self.name
-
-
-FRAGMENT = "planetscale.cloud.api"
-CONNECTION = OptionSet("connection", dict(
-    api_timeout=dict(type="int", default=30, fallback=(env_fallback, ["PLANETSCALE_API_TIMEOUT"])),
-    api_retries=dict(type="int", default=5, fallback=(env_fallback, ["PLANETSCALE_API_RETRIES"])),
-    validate_certs=dict(type="bool", default=True),
-    ca_path=dict(type="path"),
-), fragment=FRAGMENT + ".connection")
-ACCESS_TOKEN = OptionSet("access_token", dict(
-    access_token=dict(type="str", no_log=True, fallback=(env_fallback, ["PLANETSCALE_ACCESS_TOKEN"])),
-))
-SERVICE_TOKEN = OptionSet("service_token", dict(
-    service_token_id=dict(type="str", fallback=(env_fallback, ["PLANETSCALE_SERVICE_TOKEN_ID"])),
-    service_token=dict(type="str", no_log=True, fallback=(env_fallback, ["PLANETSCALE_SERVICE_TOKEN"])),
-    api_url=dict(type="str", default=DEFAULT_API_URL, fallback=(env_fallback, ["PLANETSCALE_API_URL"])),
-), fragment=FRAGMENT + ".service_token", unused=FRAGMENT + ".unused_service_token")
-# The resource API's credentials: either kind, and where to send them.
-CREDENTIALS = OptionSet("credentials", parts=(ACCESS_TOKEN, SERVICE_TOKEN), fragment=FRAGMENT)
-ORGANIZATION = OptionSet("organization", dict(
-    # needed, yet not required=True: Module.validate() names the option and its variable when neither is set
-    organization=dict(type="str", fallback=(env_fallback, ["PLANETSCALE_ORG"])),
-), fragment=FRAGMENT + ".organization", unused=FRAGMENT + ".unused_organization")
-AUTH_URL = OptionSet("auth_url", dict(
-    auth_url=dict(type="str", default=DEFAULT_AUTH_URL, fallback=(env_fallback, ["PLANETSCALE_AUTH_URL"])),
-), fragment=FRAGMENT + ".auth_url", unused=FRAGMENT + ".unused_auth_url")
-OAUTH_CLIENT = OptionSet("oauth_client", dict(
-    client_id=dict(type="str", no_log=False, fallback=(env_fallback, ["PLANETSCALE_CLIENT_ID"])),
-    client_secret=dict(type="str", no_log=True, fallback=(env_fallback, ["PLANETSCALE_CLIENT_SECRET"])),
-), unused=FRAGMENT + ".unused_oauth_client")
-# The OAuth server and the OAuth application's credentials.
-OAUTH = OptionSet("oauth", parts=(AUTH_URL, OAUTH_CLIENT), fragment=FRAGMENT + ".oauth")
-
-# The action group planetscale.cloud.all, each of its options in one of these sets. Ansible gives
-# every option set for the group to every module of the group, so every module accepts them all:
-# a set a module does not take is accepted (its type and no_log only: no default, no environment
-# fallback) and ignored, and the module's documentation extends the set's unused fragment.
-GROUP = (ACCESS_TOKEN, SERVICE_TOKEN, ORGANIZATION, AUTH_URL, OAUTH_CLIENT, CONNECTION)
-GROUP_OPTIONS = dict((name, option) for option_set in GROUP for name, option in option_set.options.items())
-CREDENTIAL_VARIABLES = dict((name, option["fallback"][1][0]) for name, option in CREDENTIALS.options.items()
-                            if name != "api_url")
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
+    AUTH_URL,
+    CONNECTION,
+    CREDENTIAL_VARIABLES,
+    CREDENTIALS,
+    DEFAULT_API_URL,
+    DEFAULT_AUTH_URL,
+    GROUP,
+    GROUP_OPTIONS,
+    ORGANIZATION,
+    WAIT,
+)
 
 # A name with one of these characters could reach another endpoint through a server or proxy that
 # decodes the escaped path before routing; no name on the platform has one.
@@ -161,7 +103,8 @@ class Module:
     """A module's rules. Subclasses declare their options and implement run() -> result dict.
 
     option_sets names the shared options the module takes (CREDENTIALS, CONNECTION, ORGANIZATION,
-    ...); argument_spec holds its own, and may refine a shared one (token_info requires access_token).
+    ...: the sets of options.py); argument_spec holds its own, and may refine a shared one (token_info
+    requires access_token).
     """
 
     option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION)
@@ -173,6 +116,9 @@ class Module:
     required_by = {}
     path_options = ()  # options that become path segments
     branch_options = ()  # options that name a branch beyond those named branch or *_branch (see branch_naming())
+    # What a 404 tells to check beside the organization (not_found_hint()): the options naming what must exist,
+    # outermost first, each an option name or (option, word); None: "the names given".
+    must_exist = None
 
     def __init__(self, params, ctx=None):
         self.params = params
@@ -346,6 +292,8 @@ class Module:
             self.authorization()
         if self.params.get("ca_path") and not os.path.isfile(self.params["ca_path"]):
             raise ModuleFailure("ca_path %s is not a readable file." % self.params["ca_path"])
+        if self.takes(WAIT) and self.params.get("wait_timeout") is not None and self.params["wait_timeout"] < 0:
+            raise ModuleFailure("wait_timeout must be 0 or more seconds, not %s." % self.params["wait_timeout"])
 
     def execute(self):
         """Validate, run, and return the result; every failure becomes a ModuleFailure."""
@@ -396,10 +344,21 @@ class Module:
         return " ".join(part for part in (str(error), hint) if part)
 
     def not_found_hint(self):
-        if self.takes(ORGANIZATION):
-            return "Check that organization %r and the names given exist and that the credentials can see them." % (
-                self.params.get("organization"))
-        return None
+        """The sentence a 404 adds: check that the organization and what must_exist names exist (an option left
+        unset is left out), and that the credentials can see them."""
+        if not self.takes(ORGANIZATION):
+            return None
+        names = ["organization %r" % self.params.get("organization")]
+        if self.must_exist is None:
+            names.append("the names given")
+        for entry in self.must_exist or ():
+            option, word = entry if isinstance(entry, tuple) else (entry, entry)
+            value = self.params.get(option)
+            if value not in (None, ""):
+                names.append("%s %s" % (word, "%r" % value if isinstance(value, str) else value))
+        if len(names) == 1:
+            return "Check that %s exists and that the credentials can see it." % names[0]
+        return "Check that %s and %s exist and that the credentials can see them." % (", ".join(names[:-1]), names[-1])
 
 
 class InfoModule(Module):

@@ -11,8 +11,7 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.base import Modu
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital
 from ansible_collections.planetscale.cloud.plugins.module_utils.schemas import lint_sentence, read_lint_errors
-from ansible_collections.planetscale.cloud.plugins.module_utils.settle import (
-    Waiter, check_wait_timeout, write_and_settle)
+from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Waiter, write_and_settle
 
 CLUSTER_SIZE = re.compile(r"(SIZE|PS)_[1-9][0-9]*")
 MAJOR_VERSION = re.compile(r"[1-9][0-9]{0,2}")
@@ -120,7 +119,6 @@ class BranchResource(Resource):
                 raise ModuleFailure("state absent deletes the branch, so %s: true cannot hold; leave %s out." % (
                     contrary[0], "it" if len(contrary) == 1 else "them"))
         check_create_options(self.params["cluster_size"], self.params["restore_point"], self.params["major_version"])
-        check_wait_timeout(self.params)
 
     def label(self):
         return "branch %r of database %r" % (self.params["name"], self.params["database"])

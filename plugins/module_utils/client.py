@@ -1,13 +1,16 @@
 # -*- coding: utf-8 -*-
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The one HTTP client of the collection: authentication, retries, errors and pagination."""
+"""The one HTTP client of the collection: credentials, retries, redirects and what a failed request says.
+
+The walks through lists are in pagination.py (Pagination, a base class of Client); ApiError and the
+phrases of its sentence are in errors.py.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json as json_module
-import math
 import os
 import random
 import re
@@ -19,7 +22,16 @@ import warnings
 from contextlib import contextmanager
 from urllib.parse import quote, urljoin, urlsplit
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.pages import current_gate, read_side_by_side
+from ansible_collections.planetscale.cloud.plugins.module_utils.errors import (
+    ApiError,
+    json_kind,
+    validation_errors,
+)
+from ansible_collections.planetscale.cloud.plugins.module_utils.pagination import (
+    PARALLEL_PAGES,
+    Pagination,
+    current_gate,
+)
 
 try:
     import requests
@@ -44,8 +56,6 @@ else:
 COLLECTION_VERSION = "0.2.0"  # galaxy.yml is the source; tests/unit/test_collection.py keeps them equal
 USER_AGENT = "planetscale.cloud/%s (Ansible collection)" % COLLECTION_VERSION
 
-PAGE_SIZE = 100
-PARALLEL_PAGES = 10  # pages of a list read at a time once its first page tells how many there are
 TRANSIENT_STATUSES = frozenset((429, 502, 503, 504))
 # A POST is retried only where the platform cannot have applied it: a rate-limit refusal. A 503 may
 # come from a server that committed the write first, and password names are not unique, so a 503
@@ -64,46 +74,10 @@ DEFAULT_PORTS = dict(http=80, https=443)
 # How OpenSSL reports a TLS handshake answered by a server that speaks plain HTTP on that port.
 NOT_TLS = frozenset(("WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "PACKET_LENGTH_TOO_LONG", "UNKNOWN_PROTOCOL"))
 NOT_TLS_TEXT = ("wrong version number", "record layer failure", "packet length too long", "unknown protocol")
-QUOTE_MAX = 400  # characters of a server's text an error sentence quotes
-CODE_MAX = 100
-MAX_PAGES = 10000  # a list longer than this many pages is a server that never ends
-CURSOR_FIELDS = ("has_next", "has_prev", "cursor_start", "cursor_end")
 # What requests reads from the environment at each request: a session borrowed from a pool (the in-process
 # path) is keyed by their values, so a task with other proxies or CA bundle never gets another task's session.
 SESSION_ENVIRONMENT = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy",
                        "no_proxy", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
-
-
-class ApiError(Exception):
-    """A request that did not succeed. Carries no header, token or secret."""
-
-    def __init__(self, method, path, status=None, code=None, message=None, outcome_unknown=False,
-                 retry_after=None):
-        self.method = method
-        self.path = path
-        self.status = status
-        self.code = bounded(code, CODE_MAX)
-        self.message = bounded(message)
-        self.outcome_unknown = outcome_unknown
-        self.retry_after = retry_after  # seconds the server asked to wait (Retry-After), capped; or None
-        super().__init__(self.sentence())
-
-    def sentence(self):
-        where = "%s %s" % (self.method, self.path)
-        if self.status is None:
-            return "%s failed: %s." % (where, (self.message or "no response").rstrip("."))
-        detail = ", ".join(str(part) for part in (self.code, self.message) if part)
-        return "%s failed with HTTP %s%s." % (where, self.status, ": %s" % detail.rstrip(".") if detail else "")
-
-    def as_dict(self):
-        return dict(method=self.method, path=self.path, status=self.status, code=self.code, message=self.message)
-
-
-def bounded(text, limit=QUOTE_MAX):
-    """A server's text as an error sentence quotes it: at most limit characters, and says where it was cut."""
-    if not isinstance(text, str) or len(text) <= limit:
-        return text
-    return "%s... [cut: %d more characters not shown]" % (text[:limit], len(text) - limit)
 
 
 def path(*segments):
@@ -207,8 +181,9 @@ class _Authorization:
         return request
 
 
-class Client:
-    """A requests Session bound to one API root, with the collection's retry rules.
+class Client(Pagination):
+    """A requests Session bound to one API root, with the collection's retry rules; its lists are walked by
+    paginate() and paginate_cursor() (Pagination, pagination.py).
 
     requests never follows a redirect on its own: the client follows one to the same scheme, host
     and port itself (at most MAX_REDIRECTS), and one to another origin only where the caller allows
@@ -424,191 +399,6 @@ class Client:
         method, url_path, status = self.last or ("GET", "?", None)
         return ApiError(method, url_path, status, message=message)
 
-    def _page(self, url_path, query):
-        """One envelope of a list: a JSON object whose data is a list of JSON objects."""
-        page = self.get(url_path, params=dict(query))
-        data = page.get("data")
-        if not isinstance(data, list):
-            raise self.wrong_answer("the answer has no data list (it has %s)" % (
-                "data: %s" % json_kind(data) if "data" in page else "no data key"))
-        wrong = [item for item in data if not isinstance(item, dict)]
-        if wrong:
-            raise self.wrong_answer("the data list holds %s where records (JSON objects) were expected"
-                                    % json_kind(wrong[0]))
-        return page, data
-
-    def _unrepeated(self, seen, data, what):
-        """Refuse a page whose items are those of an earlier page: a server that would answer it forever."""
-        if not data:
-            return
-        digest = hashlib.sha256(json_module.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
-        if digest in seen:
-            raise self.wrong_answer("%s repeats the items of an earlier page; stopped reading the list, which "
-                                    "would never end" % what)
-        seen.add(digest)
-        if len(seen) > MAX_PAGES:
-            raise self.wrong_answer("the list goes on past %d pages; stopped reading it" % MAX_PAGES)
-
-    def paginate(self, url_path, params=None, limit=None):
-        """Yield every item of a page-based list to its end (at most limit items).
-
-        Follows next_page where the envelope has the key; a lean envelope without it continues only
-        while pages come back full (per_page items), and never past total_pages or total_count.
-        A page number or a page of items that repeats, or a next_page past total_pages, is an ApiError.
-        When the first page tells how many pages there are, the others are read PARALLEL_PAGES at a
-        time, and kept only if they fit together as the walk one after another would have read them
-        (else the list is walked that way).
-        """
-        query = dict(params or {})
-        query["per_page"] = min(PAGE_SIZE, limit) if limit else PAGE_SIZE
-        query["page"] = 1
-        page, data = self._page(url_path, query)
-        seen = set()
-        self._unrepeated(seen, data, "page 1")
-        first_seen, count = set(seen), 0
-        for item in data:
-            yield item
-            count += 1
-            if limit and count >= limit:
-                return
-        number = self._next_page(page, data, 1, query["per_page"], count)
-        pages = self._page_count(page, data, query["per_page"]) if number == 2 else None
-        last = min(pages, int(math.ceil(limit / float(query["per_page"])))) if pages and limit else pages
-        if last is not None and last > 2:
-            items = self._side_by_side(url_path, query, page, last, last < pages, count, seen)
-            if items is not None:
-                for item in items:
-                    yield item
-                    count += 1
-                    if limit and count >= limit:
-                        return
-                return
-            seen = first_seen
-        requested = set([1])
-        while number is not None:
-            if number in requested:
-                raise self.wrong_answer("next_page %s names a page already read; stopped reading the list, which "
-                                        "would never end" % number)
-            query["page"] = number
-            requested.add(number)
-            page, data = self._page(url_path, query)
-            self._unrepeated(seen, data, "page %s" % number)
-            for item in data:
-                yield item
-                count += 1
-                if limit and count >= limit:
-                    return
-            number = self._next_page(page, data, number, query["per_page"], count)
-
-    @staticmethod
-    def _page_count(page, data, per_page):
-        """The pages of the list as its first page tells them; None where it does not tell, or says two things."""
-        size = _count(page.get("per_page")) or per_page
-        pages, total_count = _count(page.get("total_pages")), _count(page.get("total_count"))
-        counted = int(math.ceil(total_count / float(size))) if total_count else None
-        if len(data) != size or size != per_page or (pages and counted and pages != counted):
-            return None
-        return pages or counted
-
-    def _side_by_side(self, url_path, query, first, last, capped, count, seen):
-        """The items of pages 2 to last, read PARALLEL_PAGES at a time, in the API's order.
-
-        None (and a note in the debug output) where the pages do not fit together as the walk one after
-        another would have read them: other totals than the first page's, a page that says the list ends
-        elsewhere, an item (by id) on two pages; as when the list changed while the pages were read.
-        capped: last is where a limit stops the list, not its end.
-        """
-        def read(number):
-            return self._page(url_path, dict(query, page=number))
-
-        pages = read_side_by_side(read, list(range(2, last + 1)), PARALLEL_PAGES)
-        self.last = ("GET", url_path, 200)
-        totals = dict((key, first.get(key)) for key in ("total_pages", "total_count"))
-        ids = set(item.get("id") for item in first["data"])
-        items = []
-        for number, (page, data) in pages:
-            self._unrepeated(seen, data, "page %s" % number)
-            count += len(data)
-            following = self._next_page(page, data, number, query["per_page"], count)
-            expected = number + 1 if number < last or capped else None
-            problem = None
-            if dict((key, page.get(key)) for key in totals) != totals:
-                problem = "page %s gives other totals than page 1" % number
-            elif following != expected:
-                problem = "page %s is followed by %s, not %s" % (number, following, expected)
-            elif any(item.get("id") in ids for item in data if item.get("id") is not None):
-                problem = "page %s repeats an item of an earlier page" % number
-            if problem:
-                self.debug("GET %s: the pages read side by side do not fit together (%s); reading the list again "
-                           "one page after another" % (url_path, problem))
-                return None
-            ids.update(item.get("id") for item in data)
-            items.extend(data)
-        return items
-
-    def _next_page(self, page, data, number, per_page, count):
-        """The number of the page after this one, or None at the end of the list."""
-        total = _count(page.get("total_pages"))
-        if "next_page" in page:
-            following = page["next_page"]
-            if following in (None, False, "", 0) or not data:
-                return None
-            following = _count(following)
-            if following is None:
-                raise self.wrong_answer("next_page %s is not a page number" % bounded(repr(page["next_page"]), 50))
-            if total is not None and following > total:
-                raise self.wrong_answer("next_page %s is past total_pages %s; stopped reading the list" % (
-                    following, total))
-            return following
-        size = _count(page.get("per_page")) or per_page
-        total_count = _count(page.get("total_count"))
-        if len(data) < size or (total is not None and number >= total) or (
-                total_count is not None and count >= total_count):
-            return None
-        return number + 1
-
-    def paginate_cursor(self, url_path, params=None, limit=None, starting_after=None, ending_before=None,
-                        pages=None):
-        """Yield every item of a cursor list from the given cursor to its end (at most limit items).
-
-        Walks forward (has_next/cursor_end) unless ending_before is given, then backward
-        (has_prev/cursor_start). A bare {"data": [...]} continues from its last (first) item's id
-        only while pages come back full. When pages is a list, each envelope's cursor fields are
-        appended (filled in from the items where the envelope lacks them). A cursor or a page of
-        items that repeats is an ApiError.
-        """
-        forward = ending_before is None
-        name, more, end = (("starting_after", "has_next", "cursor_end") if forward
-                           else ("ending_before", "has_prev", "cursor_start"))
-        cursor = starting_after if forward else ending_before
-        query = dict(params or {})
-        sent, seen, count = set(), set(), 0
-        while True:
-            size = min(PAGE_SIZE, limit - count) if limit else PAGE_SIZE  # never read past the cap
-            query.update({"limit": size})
-            if cursor:
-                query[name] = cursor
-                sent.add(cursor)
-            page, data = self._page(url_path, query)
-            self._unrepeated(seen, data, "the page after cursor %r" % cursor if cursor else "the first page")
-            fields = _cursor_fields(page, data, full=len(data) >= size, behind=bool(cursor), forward=forward)
-            if pages is not None:
-                pages.append(fields)
-            for item in data:
-                yield item
-                count += 1
-                if limit and count >= limit:
-                    return
-            if not fields[more] or not data:
-                return
-            cursor = fields[end]
-            if not cursor:
-                raise self.wrong_answer("the page says more follow but gives no %s, and its items have no id to "
-                                        "continue from" % end)
-            if cursor in sent:
-                raise self.wrong_answer("%s %r repeats a cursor already read; stopped reading the list, which "
-                                        "would never end" % (end, cursor))
-
     def _error(self, method, url_path, response):
         code = message = None
         try:
@@ -656,40 +446,6 @@ def _prepared(url):
         return url
 
 
-def json_kind(value):
-    """A JSON value's type in words."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
-
-
-def validation_errors(errors):
-    """The {"errors": [{"namespace", "name", "errors": [...]}]} of a validation failure, as one phrase."""
-    if isinstance(errors, dict):  # {"name": ["message", ...]}
-        errors = [dict(name=name, errors=messages) for name, messages in errors.items()]
-    if not isinstance(errors, list):
-        return None
-    parts = []
-    for entry in errors:
-        if not isinstance(entry, dict):
-            parts.append(str(entry))
-            continue
-        where = " ".join(str(entry[key]) for key in ("namespace", "name") if entry.get(key) not in (None, ""))
-        messages = entry.get("errors", entry.get("message"))
-        messages = messages if isinstance(messages, list) else [messages]
-        said = ", ".join(str(text) for text in messages if text not in (None, ""))
-        parts.append("%s: %s" % (where, said) if where and said else where or said)
-    return "; ".join(part for part in parts if part) or None
-
-
 def secret_pattern(secret):
     """A regular expression matching the secret raw, percent-encoded (either case), form-encoded or JSON-escaped,
     and any mixture of these."""
@@ -711,34 +467,6 @@ def secret_pattern(secret):
             variants.append(r"\\/")
         pieces.append("(?:%s)" % "|".join(variants))
     return re.compile("".join(pieces))
-
-
-def _count(value):
-    """A positive whole number the envelope gives (an int, or a string of digits), else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, str) and value.isdigit():
-        value = int(value)
-    return value if isinstance(value, int) and value > 0 else None
-
-
-def _cursor_fields(page, data, full, behind, forward):
-    """The cursor fields of an envelope, filled in from its items where it lacks them.
-
-    full: the page holds as many items as were asked for; behind: the page was read from a cursor.
-    """
-    fields = dict((key, page.get(key)) for key in CURSOR_FIELDS)
-    if data:
-        if fields["cursor_start"] in (None, ""):
-            fields["cursor_start"] = data[0].get("id")
-        if fields["cursor_end"] in (None, ""):
-            fields["cursor_end"] = data[-1].get("id")
-    ahead, back = ("has_next", "has_prev") if forward else ("has_prev", "has_next")
-    if ahead not in page:
-        fields[ahead] = bool(data) and full
-    if back not in page:
-        fields[back] = behind
-    return fields
 
 
 def _reason(exc):

@@ -11,7 +11,7 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.base import Modu
 from ansible_collections.planetscale.cloud.plugins.module_utils.branches import cluster_size, is_ready, other_size
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital
-from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Waiter, check_wait_timeout, write_and_settle
+from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Waiter, write_and_settle
 
 # The platform's rule for the name of a new database (as for a branch); it refuses any other name with 422.
 NEW_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")
@@ -54,7 +54,6 @@ def check_database_options(params):
     if any(value is not None and value < 0 for value in (low, high)) or (None not in (low, high) and low > high):
         raise ModuleFailure("storage: minimum_storage_bytes and maximum_storage_bytes are 0 or more, the minimum "
                             "no more than the maximum; not %s and %s." % (low, high))
-    check_wait_timeout(params)
 
 
 def managed(record):

@@ -18,7 +18,7 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.base import Modu
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils import schemas
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital
-from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Waiter, check_wait_timeout, write_and_settle
+from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Waiter, write_and_settle
 from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_iso8601
 
 DEPLOYMENT_STATES = (
@@ -199,7 +199,6 @@ class DeployRequestFlow(Module):
         if params["number"] is None and params["branch"] is None:
             raise ModuleFailure("Give number (to name a deploy request) or branch (the branch to deploy from), to say "
                                 "which deploy request this is.")
-        check_wait_timeout(params)
         given = [name for name in self.NOT_FOR_CLOSING if params[name] is not None]
         given += ["cutover"] if params["cutover"] else []
         given += ["revert_window=%s" % params["revert_window"]] if params["revert_window"] != "keep" else []

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import time
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import AUTH_URL, CONNECTION, Module, ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils import timestamps
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import AUTH_URL, CONNECTION
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
 from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import iso8601
 

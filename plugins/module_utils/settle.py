@@ -6,7 +6,7 @@
 write_and_settle() is the one place that decides when a write is sent again: only after an
 unknown outcome (the request was sent, the answer lost) that reading back shows was not
 applied, after one backoff policy (the server's Retry-After, else exponential with jitter),
-ATTEMPTS times in all. wait_until() is the one waiter: it polls a read with growing
+ATTEMPTS times in all. Waiter is the one waiter: Waiter.wait() polls a read with growing
 intervals until a predicate holds, ends early on a state that can never get there, and fails
 with the last state it saw when the user's timeout passes.
 """
@@ -76,12 +76,6 @@ def poll(read, done, timeout, current=None, first=1.0, factor=1.5, longest=15.0,
         time.sleep(min(delay, left))
         delay = min(delay * factor, longest)
         value = read()
-
-
-def check_wait_timeout(params):
-    """Refuse a negative wait_timeout before any request."""
-    if params.get("wait_timeout") is not None and params["wait_timeout"] < 0:
-        raise ModuleFailure("wait_timeout must be 0 or more seconds, not %s." % params["wait_timeout"])
 
 
 class Waiter:

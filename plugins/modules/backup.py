@@ -56,16 +56,14 @@ options:
     type: bool
   wait:
     description: Wait until the backup has succeeded, polling with growing intervals.
-    type: bool
-    default: true
   wait_timeout:
     description: Seconds to wait for the backup to succeed. The task fails after that, with its last state.
-    type: int
     default: 3600
 extends_documentation_fragment:
   - planetscale.cloud.api
   - planetscale.cloud.api.connection
   - planetscale.cloud.api.organization
+  - planetscale.cloud.api.wait
   - planetscale.cloud.api.unused_auth_url
   - planetscale.cloud.api.unused_oauth_client
   - planetscale.cloud.attributes.resource
@@ -125,16 +123,16 @@ backup:
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.backups import (
     RETENTION_UNITS, backup_guard, check_retention, newest, success)
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, ModuleFailure)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
+    CONNECTION, CREDENTIALS, ORGANIZATION, WAIT)
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital
-from ansible_collections.planetscale.cloud.plugins.module_utils.settle import check_wait_timeout
 
 CREATE_OPTIONS = ("retention_unit", "retention_value", "emergency")
 
 
 class Backup(Resource):
-    option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION)
+    option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION, WAIT)
     argument_spec = dict(
         database=dict(type="str", required=True),
         branch=dict(type="str", required=True),
@@ -144,7 +142,6 @@ class Backup(Resource):
         retention_value=dict(type="int"),
         emergency=dict(type="bool"),
         protected=dict(type="bool"),
-        wait=dict(type="bool", default=True),
         wait_timeout=dict(type="int", default=3600),
     )
     required_one_of = (("id", "name"),)
@@ -162,7 +159,6 @@ class Backup(Resource):
     def validate(self):
         super().validate()
         check_retention(self.params)
-        check_wait_timeout(self.params)
 
     def label(self):
         return "backup %r of branch %r of database %r" % (self.params["name"] or self.params["id"],

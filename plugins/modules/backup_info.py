@@ -139,8 +139,8 @@ backups:
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.backups import STATES
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule, ModuleFailure)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_iso8601
 
 FILTERS = ("state", "policy", "from", "to")
@@ -164,6 +164,7 @@ class BackupInfo(InfoModule):
         "limit": dict(type="int"),
     }
     path_options = ("database", "branch", "id")
+    must_exist = ("database", "branch")
 
     def validate(self):
         super().validate()
@@ -192,10 +193,6 @@ class BackupInfo(InfoModule):
     def selects(self, backup):
         """Whether a backup the API answered is one the options ask for (the name, and a state read by id)."""
         return all(self.params[name] in (None, backup.get(name)) for name in ("name", "state"))
-
-    def not_found_hint(self):
-        return "Check that organization %r, database %r and branch %r exist and that the credentials can see them." % (
-            self.params["organization"], self.params["database"], self.params["branch"])
 
 
 def main():

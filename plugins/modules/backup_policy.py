@@ -112,8 +112,8 @@ backup_policy:
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.backups import (
     FREQUENCY_UNITS, RETENTION_UNITS, check_schedule)
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, ModuleFailure)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital
 
 SCHEDULE = ("target", "frequency_value", "frequency_unit", "retention_value", "retention_unit", "schedule_time",

@@ -93,18 +93,16 @@ options:
     type: bool
   wait:
     description: Wait until the branch is ready to serve queries, polling with growing intervals.
-    type: bool
-    default: true
   wait_timeout:
     description:
       - Seconds to wait for the branch to be ready, and for a promotion or demotion to be done. The task fails after
         that, with the branch's last state.
-    type: int
     default: 600
 extends_documentation_fragment:
   - planetscale.cloud.api
   - planetscale.cloud.api.connection
   - planetscale.cloud.api.organization
+  - planetscale.cloud.api.wait
   - planetscale.cloud.api.unused_auth_url
   - planetscale.cloud.api.unused_oauth_client
   - planetscale.cloud.attributes.resource
@@ -206,14 +204,15 @@ branch:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.branches import LIFECYCLE, BranchResource
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
+    CONNECTION, CREDENTIALS, ORGANIZATION, WAIT)
 
 
 class Branch(BranchResource):
     """Create-only: parent_branch, region. Changed in place: production, safe_migrations, deletion_protected."""
 
-    option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION)
+    option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION, WAIT)
     argument_spec = dict(
         database=dict(type="str", required=True),
         name=dict(type="str", required=True),
@@ -227,7 +226,6 @@ class Branch(BranchResource):
         production=dict(type="bool"),
         safe_migrations=dict(type="bool"),
         deletion_protected=dict(type="bool"),
-        wait=dict(type="bool", default=True),
         wait_timeout=dict(type="int", default=600),
     )
     required_by = dict(backup_id="cluster_size")

@@ -135,9 +135,9 @@ branches:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule
 from ansible_collections.planetscale.cloud.plugins.module_utils.branches import with_cluster_name
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 
 
 class BranchInfo(InfoModule):
@@ -151,6 +151,7 @@ class BranchInfo(InfoModule):
         limit=dict(type="int"),
     )
     path_options = ("database", "name")
+    must_exist = ("database",)
     branch_options = ("name",)  # names a branch: held to the branch-name rule
 
     def run(self):
@@ -164,10 +165,6 @@ class BranchInfo(InfoModule):
             self.client.get(self.org_path("databases", database))  # a missing database or organization fails here
             return dict(branches=[])
         return dict(branches=[with_cluster_name(branch)] if production in (None, branch.get("production")) else [])
-
-    def not_found_hint(self):
-        return "Check that organization %r and database %r exist and that the credentials can see them." % (
-            self.params["organization"], self.params["database"])
 
 
 def main():

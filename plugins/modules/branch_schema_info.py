@@ -115,8 +115,8 @@ lint_note:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.schemas import read_lint, read_schema
 
 
@@ -130,6 +130,7 @@ class BranchSchemaInfo(InfoModule):
         keyspace=dict(type="str", no_log=False),  # a keyspace name, not a key
     )
     path_options = ("database", "branch")
+    must_exist = ("database", "branch", "keyspace")
 
     def run(self):
         branch_path = self.org_path("databases", self.params["database"], "branches", self.params["branch"])
@@ -140,13 +141,6 @@ class BranchSchemaInfo(InfoModule):
         if note:
             result["lint_note"] = note
         return result
-
-    def not_found_hint(self):
-        names = ["organization %r" % self.params["organization"], "database %r" % self.params["database"],
-                 "branch %r" % self.params["branch"]]
-        if self.params["keyspace"]:
-            names.append("keyspace %r" % self.params["keyspace"])
-        return "Check that %s and %s exist and that the credentials can see them." % (", ".join(names[:-1]), names[-1])
 
 
 def main():

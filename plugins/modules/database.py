@@ -67,12 +67,13 @@ options:
   insights_raw_queries: {description: Insights collects whole queries., type: bool}
   deletion_protected: {description: The platform refuses to delete the database., type: bool}
   production_branch_web_console: {description: The web console may be used on production branches., type: bool}
-  wait: {description: "Wait until the database is ready, polling with growing intervals.", type: bool, default: true}
-  wait_timeout: {description: Seconds to wait for the database to be ready., type: int, default: 600}
+  wait: {description: "Wait until the database is ready, polling with growing intervals."}
+  wait_timeout: {description: Seconds to wait for the database to be ready., default: 600}
 extends_documentation_fragment:
   - planetscale.cloud.api
   - planetscale.cloud.api.connection
   - planetscale.cloud.api.organization
+  - planetscale.cloud.api.wait
   - planetscale.cloud.api.unused_auth_url
   - planetscale.cloud.api.unused_oauth_client
   - planetscale.cloud.attributes.resource
@@ -127,11 +128,12 @@ deletion_request:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, ModuleFailure)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.databases import (
     PROTECTED_DELETE, SETTINGS, as_record, check_database_options, delete_or_request, deletion_warning, is_ready,
     managed, patch_body, readiness, wanted, warn_about_cluster_size)
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
+    CONNECTION, CREDENTIALS, ORGANIZATION, WAIT)
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital
 
 CREATE_OPTIONS = ("cluster_size", "replicas", "major_version", "storage")
@@ -141,7 +143,7 @@ OPTIONS.update(default_branch=dict(type="str"), migration_framework=dict(type="s
 
 
 class Database(Resource):
-    option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION)
+    option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION, WAIT)
     argument_spec = dict(
         OPTIONS,
         name=dict(type="str", required=True),
@@ -153,7 +155,6 @@ class Database(Resource):
         major_version=dict(type="str"),
         storage=dict(type="dict", options=dict(minimum_storage_bytes=dict(type="int"),
                                                maximum_storage_bytes=dict(type="int"))),
-        wait=dict(type="bool", default=True),
         wait_timeout=dict(type="int", default=600),
     )
     path_options = ("name", "new_name", "default_branch")

@@ -115,8 +115,8 @@ databases:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 
 
 class DatabaseInfo(InfoModule):
@@ -130,6 +130,7 @@ class DatabaseInfo(InfoModule):
     )
     mutually_exclusive = (("name", "q"),)
     path_options = ("name",)
+    must_exist = ()
 
     def run(self):
         name = self.params["name"]
@@ -141,9 +142,6 @@ class DatabaseInfo(InfoModule):
             self.client.get(self.org_path("databases"), params=dict(per_page=1))  # a missing organization fails here
             return dict(databases=[])
         return dict(databases=[database])
-
-    def not_found_hint(self):
-        return "Check that organization %r exists and that the credentials can see it." % self.params["organization"]
 
 
 def main():

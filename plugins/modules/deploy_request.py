@@ -92,16 +92,14 @@ options:
       - Wait for each step to finish. With V(false) the task returns once its write is sent, and O(cutover) and
         O(revert_window) act only on a request already in V(pending_cutover) or in its revert window.
       - O(state=deployed) waits for the deploy check in any case, since a request is only queued after it.
-    type: bool
-    default: true
   wait_timeout:
     description: Seconds to wait in all. The task fails after that with the request's last state.
-    type: int
     default: 1800
 extends_documentation_fragment:
   - planetscale.cloud.api
   - planetscale.cloud.api.connection
   - planetscale.cloud.api.organization
+  - planetscale.cloud.api.wait
   - planetscale.cloud.api.unused_auth_url
   - planetscale.cloud.api.unused_oauth_client
   - planetscale.cloud.attributes.resource
@@ -212,14 +210,15 @@ msg:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.deploy_requests import DeployRequestFlow
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
+    CONNECTION, CREDENTIALS, ORGANIZATION, WAIT)
 
 
 class DeployRequest(DeployRequestFlow):
     """The rules are in DeployRequestFlow: find or create the request, then the deploy, each write settled."""
 
-    option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION)
+    option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION, WAIT)
     argument_spec = dict(
         database=dict(type="str", required=True),
         number=dict(type="int"),
@@ -232,7 +231,6 @@ class DeployRequest(DeployRequestFlow):
         instant_ddl=dict(type="bool"),
         cutover=dict(type="bool", default=False),
         revert_window=dict(type="str", choices=["keep", "skip", "revert"], default="keep"),
-        wait=dict(type="bool", default=True),
         wait_timeout=dict(type="int", default=1800),
     )
     path_options = ("database", "branch", "into_branch")

@@ -118,8 +118,8 @@ deploy_requests:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule, ModuleFailure)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 
 
 class DeployRequestInfo(InfoModule):
@@ -136,6 +136,7 @@ class DeployRequestInfo(InfoModule):
     )
     mutually_exclusive = (("number", "state"), ("number", "branch"), ("number", "into_branch"), ("number", "limit"))
     path_options = ("database", "branch", "into_branch")
+    must_exist = ("database",)
 
     def validate(self):
         super().validate()
@@ -160,10 +161,6 @@ class DeployRequestInfo(InfoModule):
         request["operations"] = self.items(
             self.org_path("databases", self.params["database"], "deploy-requests", number, "operations"))
         return dict(deploy_request=request)
-
-    def not_found_hint(self):
-        return "Check that organization %r and database %r exist and that the credentials can see them." % (
-            self.params["organization"], self.params["database"])
 
 
 def main():

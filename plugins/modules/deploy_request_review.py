@@ -115,8 +115,8 @@ review:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, Module, ModuleFailure)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.reviews import (
     STATES, own_review, post_review, reviewer_ids, unattributed_review, unattributed_warning)
 
@@ -132,6 +132,7 @@ class DeployRequestReview(Module):
         body=dict(type="str"),
     )
     path_options = ("database",)
+    must_exist = ("database", ("number", "deploy request"))
 
     def validate(self):
         super().validate()
@@ -165,10 +166,6 @@ class DeployRequestReview(Module):
         if self.ctx.diff:
             result["diff"] = dict(before=view(found), after=view(review))
         return result
-
-    def not_found_hint(self):
-        return ("Check that organization %r, database %r and deploy request %s exist and that the credentials can see "
-                "them." % (self.params["organization"], self.params["database"], self.params["number"]))
 
 
 def view(review):

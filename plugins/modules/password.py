@@ -166,8 +166,8 @@ connection:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, ModuleFailure, without_secrets)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, without_secrets
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import OwnPasswords, check_ttl, connection
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital, networks
 

@@ -138,8 +138,8 @@ passwords:
 from itertools import islice
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule, ModuleFailure, without_secrets)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, ModuleFailure, without_secrets
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 
 
 class PasswordInfo(InfoModule):
@@ -153,6 +153,7 @@ class PasswordInfo(InfoModule):
         limit=dict(type="int"),
     )
     path_options = ("database", "branch")
+    must_exist = ("database", "branch")
 
     def validate(self):
         super().validate()
@@ -165,10 +166,6 @@ class PasswordInfo(InfoModule):
         listed = self.client.paginate(url, params=None if name is None else dict(q=name))
         matching = (password for password in listed if name is None or password.get("name") == name)
         return dict(passwords=[without_secrets(password) for password in islice(matching, self.params["limit"])])
-
-    def not_found_hint(self):
-        return "Check that organization %r, database %r and branch %r exist and that the credentials can see them." % (
-            self.params["organization"], self.params["database"], self.params["branch"])
 
 
 def main():

@@ -197,7 +197,7 @@ connection:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import CONNECTION, CREDENTIALS, ORGANIZATION
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import OwnPasswords
 from ansible_collections.planetscale.cloud.plugins.module_utils.postgres_roles import INHERITABLE, RoleRules
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource

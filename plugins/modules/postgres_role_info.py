@@ -122,9 +122,9 @@ default_role:
 from itertools import islice
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule, ModuleFailure)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.postgres_roles import (
     not_postgres, roles_path, without_secret)
 
@@ -140,6 +140,7 @@ class PostgresRoleInfo(InfoModule):
         limit=dict(type="int"),
     )
     path_options = ("database", "branch")
+    must_exist = ("database", "branch")
 
     def validate(self):
         super().validate()
@@ -157,10 +158,6 @@ class PostgresRoleInfo(InfoModule):
             not_postgres(self, error)
             raise
         return dict(roles=roles, default_role=default)
-
-    def not_found_hint(self):
-        return "Check that organization %r, database %r and branch %r exist and that the credentials can see them." % (
-            self.params["organization"], self.params["database"], self.params["branch"])
 
 
 def main():

@@ -166,7 +166,7 @@ service_token:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import CONNECTION, CREDENTIALS, ORGANIZATION
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import check_ttl
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource
 from ansible_collections.planetscale.cloud.plugins.module_utils.service_tokens import (

@@ -128,9 +128,9 @@ team:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, ModuleFailure, is_name)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, is_name
 from ansible_collections.planetscale.cloud.plugins.module_utils.members import Directory
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Outcome, Resource
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
 

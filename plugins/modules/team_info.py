@@ -108,8 +108,8 @@ teams:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 
 
 class TeamInfo(InfoModule):
@@ -121,6 +121,7 @@ class TeamInfo(InfoModule):
         limit=dict(type="int"),
     )
     path_options = ("team",)
+    must_exist = ()
 
     def run(self):
         teams = self.org_path("teams")
@@ -131,9 +132,6 @@ class TeamInfo(InfoModule):
             self.client.get(teams, params=dict(per_page=1))  # a missing organization fails here
             return dict(teams=[])
         return dict(teams=[team])
-
-    def not_found_hint(self):
-        return "Check that organization %r exists and that the credentials can see it." % self.params["organization"]
 
 
 def main():

@@ -75,8 +75,8 @@ members:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule, without_secrets)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, without_secrets
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 
 
 class TeamMemberInfo(InfoModule):

@@ -194,11 +194,11 @@ msg:
 from ansible.module_utils.basic import env_fallback
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    ACCESS_TOKEN, CONNECTION, OAUTH, SERVICE_TOKEN)
 from ansible_collections.planetscale.cloud.plugins.module_utils.oauth import (
     APPLICATION_TOKEN_DEPRECATED, GRANT_FIELDS, Grants, OAuthModule, check_grant, check_mode_message, kept_token,
     refresh_reason)
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
+    ACCESS_TOKEN, CONNECTION, OAUTH, SERVICE_TOKEN)
 
 
 class Token(Grants, OAuthModule):

@@ -113,9 +113,9 @@ token_info:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    ACCESS_TOKEN, AUTH_URL, CONNECTION, ModuleFailure)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.oauth import OAuthModule
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import ACCESS_TOKEN, AUTH_URL, CONNECTION
 
 
 class TokenInfo(OAuthModule):

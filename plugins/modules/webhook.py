@@ -147,9 +147,9 @@ webhook:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, ModuleFailure)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource
 from ansible_collections.planetscale.cloud.plugins.module_utils.webhooks import (
     MAX_WEBHOOKS, REFUSED_TESTS, RETURN_SECRET_OPTION, check_events, check_url, events_set, limit_reached, send_test,
@@ -169,6 +169,7 @@ class Webhook(Resource):
     )
     required_one_of = (("url", "id"),)
     path_options = ("database", "id")
+    must_exist = ("database",)
     names = ("url",)
     kind = "webhook"
     api_path = ("databases", "{database}", "webhooks")
@@ -235,10 +236,6 @@ class Webhook(Resource):
 
     def result_keys(self, resource):
         return {self.kind: shown(resource, self.params["return_secret"])}
-
-    def not_found_hint(self):
-        return "Check that organization %r and database %r exist and that the credentials can see them." % (
-            self.params["organization"], self.params["database"])
 
 
 def main():

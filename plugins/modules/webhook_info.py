@@ -107,8 +107,8 @@ webhooks:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    CONNECTION, CREDENTIALS, ORGANIZATION, InfoModule)
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.webhooks import RETURN_SECRET_OPTION, check_url, shown
 
 
@@ -123,6 +123,7 @@ class WebhookInfo(InfoModule):
         return_secret=RETURN_SECRET_OPTION,
     )
     path_options = ("database", "id")
+    must_exist = ("database",)
 
     def validate(self):
         super().validate()
@@ -139,10 +140,6 @@ class WebhookInfo(InfoModule):
             found = self.items(webhooks)
         found = [hook for hook in found if self.params["url"] in (None, hook.get("url"))]
         return dict(webhooks=[shown(hook, self.params["return_secret"]) for hook in found])
-
-    def not_found_hint(self):
-        return "Check that organization %r and database %r exist and that the credentials can see them." % (
-            self.params["organization"], self.params["database"])
 
 
 def main():

@@ -30,9 +30,9 @@ SMOKE = dict(teams=2, passwords=2, branches=1, members=250, repeats=3, loop=3)
 
 
 def _client_constant(name):
-    """A constant of the collection's client (plugins/module_utils/client.py), read from its source: the
+    """A constant of the collection's client (plugins/module_utils/pagination.py), read from its source: the
     benchmark runs beside the collection, not with it on its import path."""
-    with open(os.path.join(HERE, "..", "..", "plugins", "module_utils", "client.py"), encoding="utf-8") as handle:
+    with open(os.path.join(HERE, "..", "..", "plugins", "module_utils", "pagination.py"), encoding="utf-8") as handle:
         return int(re.search(r"^%s = (\d+)" % name, handle.read(), re.M).group(1))
 
 

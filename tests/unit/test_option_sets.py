@@ -14,11 +14,12 @@ import yaml
 
 from ansible_collections.planetscale.cloud.plugins.doc_fragments.api import ModuleDocFragment as ApiDocs
 from ansible_collections.planetscale.cloud.plugins.module_utils import base
+from ansible_collections.planetscale.cloud.plugins.module_utils import options as shared
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULES = sorted(f[:-3] for f in os.listdir(os.path.join(ROOT, "plugins", "modules"))
                  if f.endswith(".py") and not f.startswith("_"))
-OPTION_SETS = sorted((value for value in vars(base).values() if isinstance(value, base.OptionSet)),
+OPTION_SETS = sorted((value for value in vars(shared).values() if isinstance(value, shared.OptionSet)),
                      key=lambda option_set: option_set.name)
 # Options whose value is a secret: a token (not a token's ID), a client secret, a password, an authorization code.
 SECRET_NAME = re.compile(r"(?:\w+_)?(?:token|secret|password)|code")
@@ -35,7 +36,7 @@ def documentation(name):
 
 def section(fragment):
     """The attribute of plugins/doc_fragments/api.py that a planetscale.cloud.api fragment names."""
-    return "DOCUMENTATION" if fragment == base.FRAGMENT else fragment[len(base.FRAGMENT) + 1:].upper()
+    return "DOCUMENTATION" if fragment == shared.FRAGMENT else fragment[len(shared.FRAGMENT) + 1:].upper()
 
 
 def fragment_options(fragment):
@@ -48,11 +49,11 @@ def fragment_options(fragment):
 @pytest.mark.parametrize("name", MODULES)
 def test_documentation_extends_exactly_the_fragments_the_option_sets_imply(name):
     listed = [fragment for fragment in documentation(name).get("extends_documentation_fragment", [])
-              if fragment == base.FRAGMENT or fragment.startswith(base.FRAGMENT + ".")]
+              if fragment == shared.FRAGMENT or fragment.startswith(shared.FRAGMENT + ".")]
     implied = module_class(name).doc_fragments()
     assert sorted(listed) == sorted(implied), (
         "%s: extends_documentation_fragment must list exactly the %s fragments of its option_sets; missing: %s; "
-        "not implied: %s" % (name, base.FRAGMENT, sorted(set(implied) - set(listed)) or "none",
+        "not implied: %s" % (name, shared.FRAGMENT, sorted(set(implied) - set(listed)) or "none",
                              sorted(set(listed) - set(implied)) or "none"))
 
 
@@ -60,6 +61,16 @@ def test_documentation_extends_exactly_the_fragments_the_option_sets_imply(name)
 def test_every_module_names_its_option_sets_in_its_own_class(name):
     cls = module_class(name)
     assert "option_sets" in vars(cls), "%s: state option_sets in the class, not by inheritance" % cls.__name__
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_a_module_that_waits_takes_the_wait_set(name):
+    """wait and wait_timeout are declared and documented once, in the set WAIT; a module refines wait_timeout's
+    default in its own spec."""
+    cls = module_class(name)
+    own = sorted(set(cls.argument_spec) & set(shared.WAIT.options))
+    assert cls.takes(shared.WAIT) or not own, "%s: %s belong to the option set wait: take it" % (cls.__name__, own)
+    assert "wait" not in cls.argument_spec, "%s: wait is the set's; refine wait_timeout only" % cls.__name__
 
 
 @pytest.mark.parametrize("option_set", [s for s in OPTION_SETS if s.fragment], ids=lambda s: s.name)
@@ -93,17 +104,18 @@ def test_every_section_of_the_api_fragment_belongs_to_an_option_set():
 
 
 def test_the_action_group_s_sets_share_no_option():
-    names = [name for option_set in base.GROUP for name in option_set.options]
-    assert len(names) == len(set(names)) == len(base.GROUP_OPTIONS)
+    names = [name for option_set in shared.GROUP for name in option_set.options]
+    assert len(names) == len(set(names)) == len(shared.GROUP_OPTIONS)
 
 
 def test_a_declaration_that_takes_part_of_a_group_set_or_leaves_one_undocumented_is_refused():
     class Partial(base.Module):
-        option_sets = (base.ACCESS_TOKEN, base.ORGANIZATION, base.AUTH_URL, base.OAUTH_CLIENT, base.CONNECTION)
+        option_sets = (shared.ACCESS_TOKEN, shared.ORGANIZATION, shared.AUTH_URL, shared.OAUTH_CLIENT,
+                       shared.CONNECTION)
         argument_spec = dict(service_token_id=dict(type="str"))
 
     class WithoutAccessToken(base.Module):
-        option_sets = (base.CONNECTION,)
+        option_sets = (shared.CONNECTION,)
 
     with pytest.raises(ValueError, match="Partial takes part of the option set service_token, not service_token, "
                                          "api_url: take all of it or none of it"):
@@ -114,10 +126,10 @@ def test_a_declaration_that_takes_part_of_a_group_set_or_leaves_one_undocumented
 
 def test_a_set_taken_within_a_larger_one_is_taken():
     class OAuthClient(base.Module):
-        option_sets = (base.OAUTH, base.CONNECTION)
+        option_sets = (shared.OAUTH, shared.CONNECTION)
 
-    assert OAuthClient.takes(base.AUTH_URL) and OAuthClient.takes(base.OAUTH)
-    assert not OAuthClient.takes(base.CREDENTIALS) and not OAuthClient.takes(base.ORGANIZATION)
+    assert OAuthClient.takes(shared.AUTH_URL) and OAuthClient.takes(shared.OAUTH)
+    assert not OAuthClient.takes(shared.CREDENTIALS) and not OAuthClient.takes(shared.ORGANIZATION)
 
 
 # What users see: the argument specs keep their options ----------------------------------------------
@@ -126,8 +138,8 @@ def test_a_set_taken_within_a_larger_one_is_taken():
 def test_every_module_accepts_every_option_of_the_action_group(name):
     """module_defaults for group/planetscale.cloud.all sets the same options on every module: none may refuse them."""
     options = module_class(name).spec()["argument_spec"]
-    assert set(base.GROUP_OPTIONS) <= set(options)
-    for option, group in base.GROUP_OPTIONS.items():
+    assert set(shared.GROUP_OPTIONS) <= set(options)
+    for option, group in shared.GROUP_OPTIONS.items():
         assert options[option]["type"] == group["type"], option
         assert bool(options[option].get("no_log")) == bool(group.get("no_log")), option
 
@@ -137,10 +149,10 @@ def test_a_group_option_a_module_does_not_take_is_accepted_and_nothing_more(name
     """No default, no environment fallback, never required: an unused option cannot change what the module does."""
     cls = module_class(name)
     options, taken = cls.spec()["argument_spec"], cls.taken_options()
-    unused = [option for option in base.GROUP_OPTIONS if option not in taken]
+    unused = [option for option in shared.GROUP_OPTIONS if option not in taken]
     for option in unused:
-        assert options[option] == dict(type=base.GROUP_OPTIONS[option]["type"],
-                                       no_log=bool(base.GROUP_OPTIONS[option].get("no_log"))), option
+        assert options[option] == dict(type=shared.GROUP_OPTIONS[option]["type"],
+                                       no_log=bool(shared.GROUP_OPTIONS[option].get("no_log"))), option
     assert sorted(unused) == sorted(option for fragment in cls.doc_fragments() if "unused" in fragment
                                     for option in fragment_options(fragment))
 
@@ -150,8 +162,8 @@ def test_a_group_option_a_module_takes_keeps_its_type_default_fallback_and_no_lo
     """A module may make a shared option required (token_info's access_token) or optional, nothing else."""
     options = module_class(name).spec()["argument_spec"]
     for option in module_class(name).taken_options():
-        if option in base.GROUP_OPTIONS:
-            group = base.GROUP_OPTIONS[option]
+        if option in shared.GROUP_OPTIONS:
+            group = shared.GROUP_OPTIONS[option]
             for key in ("type", "default", "fallback"):
                 assert options[option].get(key) == group.get(key), (option, key)
             assert bool(options[option].get("no_log")) == bool(group.get("no_log")), option

@@ -10,7 +10,8 @@ import pytest
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import (
-    AUTH_URL, CONNECTION, CREDENTIALS, InfoModule, Module, ModuleFailure, TaskContext, booleans_as_integers)
+    InfoModule, Module, ModuleFailure, TaskContext, booleans_as_integers)
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import AUTH_URL, CONNECTION, CREDENTIALS
 
 SECRET = "pscale_tkn_s3cret"
 
@@ -184,6 +185,28 @@ def test_not_found_names_the_organization(server):
     with pytest.raises(ModuleFailure) as caught:
         Probe(params(server, organization="nope")).execute()
     assert "organization 'nope'" in caught.value.msg
+
+
+@pytest.mark.parametrize("must_exist, extra, hint", [
+    (None, {}, "Check that organization 'nope' and the names given exist and that the credentials can see them."),
+    ((), {}, "Check that organization 'nope' exists and that the credentials can see it."),
+    (("database",), {}, "Check that organization 'nope' and database 'shop' exist and that the credentials can see "
+                        "them."),
+    (("database", "branch", "keyspace"), dict(branch="dev", keyspace=None),
+     "Check that organization 'nope', database 'shop' and branch 'dev' exist and that the credentials can see them."),
+    (("database", ("number", "deploy request")), dict(number=12),
+     "Check that organization 'nope', database 'shop' and deploy request 12 exist and that the credentials can see "
+     "them."),
+])
+def test_not_found_names_what_the_module_says_must_exist(server, must_exist, extra, hint):
+    class Named(Probe):
+        pass
+
+    Named.must_exist = must_exist
+    server.default = (404, {"code": "not_found", "message": "Not Found"})
+    with pytest.raises(ModuleFailure) as caught:
+        Named(params(server, organization="nope", **extra)).execute()
+    assert caught.value.msg.endswith(" " + hint)
 
 
 def test_result_is_never_changed_for_info_modules(server):

@@ -158,68 +158,6 @@ def test_missing_is_none_only_when_asked(server):
         make_client(server).get("/x")
 
 
-def records(numbers):
-    return [{"id": "r%d" % n} for n in numbers]
-
-
-def page(items, number, last):
-    return (200, {"type": "list", "current_page": number, "next_page": None if number == last else number + 1,
-                  "prev_page": number - 1 or None, "data": items})
-
-
-def test_paginate_follows_next_page_to_the_end_with_the_largest_page(server):
-    server.script = [page(records(range(100)), 1, 3), page(records(range(100, 200)), 2, 3), page(records([200]), 3, 3)]
-    items = list(make_client(server).paginate("/teams", params={"q": "a"}))
-    assert items == records(range(201))
-    assert [r["query"]["page"] for r in server.requests] == [["1"], ["2"], ["3"]]
-    assert all(r["query"]["per_page"] == ["100"] and r["query"]["q"] == ["a"] for r in server.requests)
-
-
-def test_paginate_stops_at_the_cap_without_reading_more_pages(server):
-    server.script = [page(records(range(100)), 1, 3), page(records(range(100, 200)), 2, 3)]
-    assert list(make_client(server).paginate("/teams", limit=150)) == records(range(150))
-    assert len(server.requests) == 2
-
-
-def test_paginate_small_cap_asks_for_a_small_page(server):
-    server.script = [page(records(range(5)), 1, 9)]
-    assert list(make_client(server).paginate("/teams", limit=5)) == records(range(5))
-    assert server.requests[0]["query"]["per_page"] == ["5"]
-
-
-def cursor_page(ids, has_next):
-    return (200, {"type": "list", "has_next": has_next, "has_prev": False, "cursor_start": ids[0],
-                  "cursor_end": ids[-1], "data": [{"id": i} for i in ids]})
-
-
-def test_cursor_pagination_follows_cursor_end(server):
-    server.script = [cursor_page(["a", "b"], True), cursor_page(["c"], False)]
-    pages = []
-    items = list(make_client(server).paginate_cursor("/reports", pages=pages))
-    assert [i["id"] for i in items] == ["a", "b", "c"]
-    assert server.requests[0]["query"] == {"limit": ["100"]}
-    assert server.requests[1]["query"] == {"limit": ["100"], "starting_after": ["b"]}
-    assert pages[-1]["has_next"] is False
-
-
-def test_cursor_pagination_cap_never_reads_past_it(server):
-    server.script = [cursor_page(["a", "b"], True), cursor_page(["c"], True)]
-    items = list(make_client(server).paginate_cursor("/reports", limit=3))
-    assert [i["id"] for i in items] == ["a", "b", "c"]
-    assert server.requests[0]["query"]["limit"] == ["3"]
-    assert server.requests[1]["query"]["limit"] == ["1"]
-
-
-def test_cursor_pagination_walks_backward_from_ending_before(server):
-    server.script = [(200, {"has_next": True, "has_prev": True, "cursor_start": "m", "cursor_end": "n",
-                            "data": [{"id": "m"}, {"id": "n"}]}),
-                     (200, {"has_next": True, "has_prev": False, "cursor_start": "k", "cursor_end": "l",
-                            "data": [{"id": "k"}, {"id": "l"}]})]
-    items = list(make_client(server).paginate_cursor("/reports", ending_before="o"))
-    assert [i["id"] for i in items] == ["m", "n", "k", "l"]
-    assert server.requests[1]["query"] == {"limit": ["100"], "ending_before": ["m"]}
-
-
 @pytest.mark.parametrize("segment, escaped", [
     ("main", "main"), ("a/b", "a%2Fb"), ("x?y=1", "x%3Fy%3D1"), ("#frag", "%23frag"), ("ü ber", "%C3%BC%20ber"),
 ])

@@ -16,6 +16,7 @@ import requests
 from urllib3.exceptions import MaxRetryError, NewConnectionError, ProtocolError
 
 from ansible_collections.planetscale.cloud.plugins.module_utils import client as client_module
+from ansible_collections.planetscale.cloud.plugins.module_utils import errors as errors_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, Client
 
 SECRET = "pscale+cs/ä b&c=d\"e"  # every character that one encoding or another spells differently
@@ -55,7 +56,7 @@ def test_a_long_error_message_is_quoted_only_in_part(server):
     server.script = [(400, {"code": "bad_request", "message": "x" * 2000000})]
     error = failure(server)
     assert len(str(error)) < 600 and len(error.message) < 500
-    assert str(error).endswith("x... [cut: %d more characters not shown]." % (2000000 - client_module.QUOTE_MAX))
+    assert str(error).endswith("x... [cut: %d more characters not shown]." % (2000000 - errors_module.QUOTE_MAX))
     assert len(repr(error.as_dict())) < 700
 
 

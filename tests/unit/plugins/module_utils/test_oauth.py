@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.planetscale.cloud.plugins.module_utils import base, oauth
+from ansible_collections.planetscale.cloud.plugins.module_utils import options as shared
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, TaskContext
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 
@@ -231,7 +232,7 @@ def test_oauth_module_explains_token_info_401_and_defers_the_rest():
 
 def test_a_module_taking_auth_url_alone_accepts_the_client_options_unused():
     class AuthUrlOnly(Module):
-        option_sets = (base.AUTH_URL, base.CONNECTION)
+        option_sets = (shared.AUTH_URL, shared.CONNECTION)
 
     options = AuthUrlOnly.spec()["argument_spec"]
     assert options["auth_url"]["default"] == "https://auth.planetscale.com"
@@ -242,7 +243,7 @@ def test_a_module_taking_auth_url_alone_accepts_the_client_options_unused():
 
 def test_make_client_scrubs_every_no_log_option(server):
     class Secretive(Module):
-        option_sets = (base.CONNECTION,)
+        option_sets = (shared.CONNECTION,)
         argument_spec = dict(refresh_token=dict(type="str", no_log=True), numbers=dict(type="list", no_log=True))
 
     server.default = (400, {"error": "invalid_grant", "error_description": "refresh token r-123 is spent"})

@@ -12,7 +12,8 @@ from ansible import constants as C
 from ansible.module_utils.basic import env_fallback
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import CONNECTION, Module, ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION
 from ansible_collections.planetscale.cloud.plugins.plugin_utils import in_process
 from ansible_collections.planetscale.cloud.plugins.plugin_utils.in_process import InProcessAction
 

@@ -11,8 +11,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import CONNECTION, CREDENTIALS, Module
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, Client
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS
 from ansible_collections.planetscale.cloud.plugins.plugin_utils import in_process, sessions
 from ansible_collections.planetscale.cloud.plugins.plugin_utils.in_process import InProcessAction
 

@@ -12,8 +12,9 @@ import time
 
 import pytest
 
-from ansible_collections.planetscale.cloud.plugins.module_utils import pages as pages_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.client import PARALLEL_PAGES, ApiError, Client
+from ansible_collections.planetscale.cloud.plugins.module_utils import pagination as pagination_module
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, Client
+from ansible_collections.planetscale.cloud.plugins.module_utils.pagination import PARALLEL_PAGES
 
 
 class Listing:
@@ -175,14 +176,14 @@ def test_a_failed_page_fails_the_list_with_its_sentence(server):
 
 def test_a_rate_limit_holds_every_thread_at_the_gate(server, monkeypatch):
     gates = []
-    real_gate = pages_module.Gate
+    real_gate = pagination_module.Gate
 
     def recorded_gate():
         gate = real_gate()
         gates.append(gate)
         return gate
 
-    monkeypatch.setattr(pages_module, "Gate", recorded_gate)
+    monkeypatch.setattr(pagination_module, "Gate", recorded_gate)
     # more pages than threads, so that every thread has a page to read after its first, which answers
     # after the 429 has closed the gate (Retry-After 1 s) and before it opens
     pages = 2 * PARALLEL_PAGES + 1
