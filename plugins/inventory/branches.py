@@ -267,7 +267,6 @@ HOST_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 # The options that the modules take as the option sets CREDENTIALS and CONNECTION, checked by the modules' code.
 CONNECTION_OPTIONS = ("access_token", "service_token_id", "service_token", "api_url", "api_timeout", "api_retries",
                       "validate_certs", "ca_path")
-CONNECT_WITH = ("engine", "mysql_address", "mysql_edge_address", "postgresql_address", "postgresql_private_address")
 # connect_with: the field of the branch record, or (for a PostgreSQL branch) of its default role
 ROLE_ADDRESS = dict(engine="access_host_url", postgresql_address="access_host_url",
                     postgresql_private_address="private_access_host_url")
@@ -374,8 +373,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         self._populate(records)
 
     def _check(self):
-        """Every option that the API would refuse, or this inventory could not apply, said before any request;
-        answer the Authorization header and the connection settings."""
+        """Every option that the API would refuse, or this inventory could not apply, said before any request
+        (ansible-core checks the choices of connect_with and the types); answer the Authorization header and the
+        connection settings."""
         if not HAS_REQUESTS:
             raise AnsibleParserError("The planetscale.cloud.branches inventory needs the Python library requests "
                                      "on the controller: pip install requests.")
@@ -388,14 +388,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                if not isinstance(name, str) or not DATABASE_NAME.fullmatch(name)]
         if bad:
             raise AnsibleParserError("databases must name databases, not %s." % ", ".join(repr(b) for b in bad))
-        if self.get_option("connect_with") not in CONNECT_WITH:
-            raise AnsibleParserError("connect_with must be one of %s, not %r." % (
-                ", ".join(CONNECT_WITH), self.get_option("connect_with")))
         check_hostnames(self.get_option("hostnames"))
         check_filters("include_filters", self.get_option("include_filters"))
         check_filters("exclude_filters", self.get_option("exclude_filters"))
-        if not isinstance(self.get_option("group_prefix"), str):
-            raise AnsibleParserError("group_prefix must be a text, not %r." % (self.get_option("group_prefix"),))
         params = dict((name, self.get_option(name)) for name in CONNECTION_OPTIONS)
         try:  # the modules' own checks and sentences; the kind of credential not kept leaves params
             return check_connection(params, warn=self.display.warning), params

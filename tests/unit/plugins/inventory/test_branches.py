@@ -57,12 +57,12 @@ def answer(branches, databases=None):
     return route
 
 
-def config(tmp_path, server, **options):
+def config(tmp_path, server, name="inv.planetscale.yml", **options):
     """Write the inventory's configuration; an option given as None is left out."""
     values = dict(plugin="planetscale.cloud.branches", organization="acme", api_url=server.url, api_retries=0,
                   **CREDENTIALS)
     values.update(options)
-    path = tmp_path / "inv.planetscale.yml"
+    path = tmp_path / name
     path.write_text(json.dumps(dict((key, value) for key, value in values.items() if value is not None)))
     return path
 
@@ -232,3 +232,245 @@ def test_the_transport_is_warned_about_as_the_modules_do(server, tmp_path):
     server.default = answer(dict(app=[]))
     done = inventory(tmp_path, config(tmp_path, server, validate_certs=False), "--list")
     assert says(done, "validate_certs has no effect on api_url: plain http has no TLS.")
+
+
+# ---------------------------------------------------------------- the options of 0.3.0
+
+ROLES = "/roles/default"
+
+
+def world(touch, roles=None):
+    """The scripted server's answers for the databases app (MySQL: main, production; feat-1; dev) and pgapp
+    (PostgreSQL: main, production; preview-1), and the default role of each PostgreSQL branch (roles: {branch
+    name: role record}, by default one with an address that names a port)."""
+    branches = dict(
+        app=[branch("main", touch, id="id-app-main", production=True, mysql_address="app.private-connect.example",
+                    mysql_edge_address="app.connect.example"),
+             branch("feat-1", touch, id="12345", mysql_address="feat.private-connect.example"),
+             branch("dev", touch, id="id-app-dev", region=dict(slug="eu-west", display_name="x"),
+                    mysql_address="dev.private-connect.example")],
+        pgapp=[branch("main", touch, id="id-pg-main", kind="postgresql", production=True,
+                      mysql_address="pg.private-connect.example", mysql_edge_address="pg.connect.example"),
+               branch("preview-1", touch, id="id-pg-preview", kind="postgresql",
+                      mysql_address="pgp.private-connect.example")])
+    roles = roles if roles is not None else {
+        "main": dict(id="role-1", name="postgres", password="", username="postgres.id-pg-main",
+                     access_host_url="pg.example:6432", private_access_host_url="private-pg.example"),
+        "preview-1": dict(id="role-2", name="postgres", password="", access_host_url="pgp.example",
+                          private_access_host_url="private-pgp.example")}
+    listing = answer(branches)
+
+    def route(request):
+        if request["path"].endswith(ROLES):
+            name = request["path"].split("/")[6]
+            return (200, roles[name]) if name in roles else (404, dict(code="not_found", message="Not Found"))
+        return listing(request)
+    return route
+
+
+def hosts_of(tmp_path, server, *args, **options):
+    """{host: its variables} and the groups of ansible-inventory --list with these options."""
+    listed = plain(json.loads(inventory(tmp_path, config(tmp_path, server, **options), "--list", *args).stdout))
+    return listed["_meta"]["hostvars"], listed
+
+
+def role_reads(server):
+    return sorted(request["path"].split("/")[4] + "/" + request["path"].split("/")[6] for request in server.requests
+                  if request["path"].endswith(ROLES))
+
+
+def test_a_postgresql_branch_connects_to_the_address_of_its_default_role(server, tmp_path):
+    touched = tmp_path / "touched"
+    server.default = world(str(touched))
+    hostvars, _ = hosts_of(tmp_path, server)
+    assert hostvars["app.main"]["ansible_host"] == "app.private-connect.example"
+    assert "ansible_port" not in hostvars["app.main"]
+    assert (hostvars["pgapp.main"]["ansible_host"], hostvars["pgapp.main"]["ansible_port"]) == ("pg.example", 6432)
+    assert hostvars["pgapp.preview-1"]["ansible_host"] == "pgp.example"
+    assert "ansible_port" not in hostvars["pgapp.preview-1"]
+    assert role_reads(server) == ["pgapp/main", "pgapp/preview-1"]  # no role read for a MySQL branch
+    assert all(request["method"] == "GET" for request in server.requests)
+    assert "role-1" not in json.dumps(hostvars)  # only the addresses of the role are kept
+
+
+@pytest.mark.parametrize("choice, app_main, pgapp_main, reads", [
+    ("mysql_address", "app.private-connect.example", "pg.private-connect.example", []),
+    ("mysql_edge_address", "app.connect.example", "pg.connect.example", []),
+    ("postgresql_address", None, "pg.example", ["pgapp/main", "pgapp/preview-1"]),
+    ("postgresql_private_address", None, "private-pg.example", ["pgapp/main", "pgapp/preview-1"]),
+])
+def test_connect_with_chooses_the_address(server, tmp_path, choice, app_main, pgapp_main, reads):
+    server.default = world(str(tmp_path / "touched"))
+    hostvars, _ = hosts_of(tmp_path, server, connect_with=choice)
+    assert hostvars["app.main"].get("ansible_host") == app_main
+    assert hostvars["pgapp.main"]["ansible_host"] == pgapp_main
+    assert role_reads(server) == reads
+
+
+def test_a_postgresql_branch_without_a_default_role_gets_no_address(server, tmp_path):
+    server.default = world(str(tmp_path / "touched"), roles={})
+    hostvars, _ = hosts_of(tmp_path, server)
+    assert "ansible_host" not in hostvars["pgapp.main"] and "ansible_port" not in hostvars["pgapp.main"]
+    assert hostvars["app.main"]["ansible_host"] == "app.private-connect.example"
+
+
+def test_a_refused_role_read_is_a_sentence(server, tmp_path):
+    listing = world(str(tmp_path / "touched"))
+    server.default = lambda request: ((403, dict(code="forbidden", message="no access"))
+                                      if request["path"].endswith(ROLES) else listing(request))
+    done = ansible(tmp_path, "ansible-inventory", "-i", config(tmp_path, server), "--list")
+    assert done.returncode != 0 and "Traceback" not in done.stdout + done.stderr
+    assert says(done, "could not read the default role of branch 'main' of database 'pgapp', where the address of "
+                      "a PostgreSQL branch is (connect_with: mysql_address reads no role): GET /organizations/acme/"
+                      "databases/pgapp/branches/main/roles/default failed with HTTP 403"), done.stderr
+
+
+def test_the_address_of_a_role_is_never_templated(server, tmp_path):
+    touched = tmp_path / "touched"
+    text = pipe(str(touched))
+    server.default = world(str(touched), roles=dict(main=dict(access_host_url=text, private_access_host_url=text)))
+    hostvars, _ = hosts_of(tmp_path, server, compose=dict(where="ansible_host"))
+    assert hostvars["pgapp.main"]["ansible_host"] == text and hostvars["pgapp.main"]["where"] == text
+    path = config(tmp_path, server, compose=dict(where="ansible_host"))
+    play = tmp_path / "play.yml"
+    play.write_text(json.dumps([dict(hosts="pgapp.main", gather_facts=False, tasks=[
+        dict(debug=dict(msg="{{ ansible_host }} {{ where }}"))])]))
+    played = ansible(tmp_path, "ansible-playbook", "-i", path, play)
+    assert played.returncode == 0, played.stdout + played.stderr
+    assert not touched.exists()
+
+
+def test_hostnames_are_preferences(server, tmp_path):
+    touched = tmp_path / "touched"
+    server.default = world(str(touched))
+    hostvars, listed = hosts_of(tmp_path, server, hostnames=[
+        "planetscale_branch.no_such_field",  # undefined: passed over
+        "planetscale_branch.actor.display_name",  # a template's text, not a host name: passed over
+        "planetscale_database ~ '-' ~ planetscale_branch.name if planetscale_branch.production else ''",
+        "planetscale_branch.id"])
+    assert sorted(hostvars) == ["12345", "app-main", "id-app-dev", "id-pg-preview", "pgapp-main"]
+    assert hostvars["app-main"]["planetscale_branch"]["name"] == "main"
+    assert hostvars["12345"]["planetscale_branch"]["name"] == "feat-1"  # an ID of digits alone too
+    assert sorted(listed["database_app"]["hosts"]) == ["12345", "app-main", "id-app-dev"]
+    assert not touched.exists()
+
+
+def test_hostnames_that_name_two_branches_alike_give_them_their_default_names(server, tmp_path):
+    server.default = world(str(tmp_path / "touched"))
+    done = inventory(tmp_path, config(tmp_path, server, hostnames=["planetscale_branch.name"]), "--list")
+    assert sorted(plain(json.loads(done.stdout))["_meta"]["hostvars"]) == [
+        "app.main", "dev", "feat-1", "pgapp.main", "preview-1"]
+    assert says(done, "named branch 'main' of database 'app' 'app.main', its default name: hostnames gives 'main' "
+                      "to more than one branch.")
+
+
+def test_hostnames_with_strict_fail_on_an_expression_that_fails(server, tmp_path):
+    server.default = world(str(tmp_path / "touched"))
+    done = ansible(tmp_path, "ansible-inventory", "-i", config(
+        tmp_path, server, strict=True, hostnames=["planetscale_branch.no_such_field.x"]), "--list")
+    assert done.returncode != 0 and says(done, "hostnames could not name branch 'main' of database 'app'")
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("options, expected, reads", [
+    (dict(include_filters=[dict(kind="postgresql")]), ["pgapp.main", "pgapp.preview-1"],
+     ["pgapp/main", "pgapp/preview-1"]),
+    (dict(include_filters=[dict(kind="mysql", production=True), dict(database="pgapp", branch="preview-*")]),
+     ["app.main", "pgapp.preview-1"], ["pgapp/preview-1"]),
+    (dict(exclude_filters=[dict(branch=["preview-*", "feat-*"])]), ["app.dev", "app.main", "pgapp.main"],
+     ["pgapp/main"]),
+    (dict(include_filters=[dict(region="us-*")], exclude_filters=[dict(database="app", state="ready")]),
+     ["pgapp.main", "pgapp.preview-1"], ["pgapp/main", "pgapp/preview-1"]),
+    (dict(include_filters=[dict(region="eu-west", production=False)]), ["app.dev"], []),
+], ids=["kind", "any-of-two", "exclude-patterns", "include-and-exclude", "region"])
+def test_include_and_exclude_filters(server, tmp_path, options, expected, reads):
+    server.default = world(str(tmp_path / "touched"))
+    hostvars, _ = hosts_of(tmp_path, server, **options)
+    assert sorted(hostvars) == expected
+    assert role_reads(server) == reads  # no role read for a branch left out
+
+
+def test_group_prefix_goes_before_the_default_groups_only(server, tmp_path):
+    server.default = world(str(tmp_path / "touched"))
+    _, listed = hosts_of(tmp_path, server, group_prefix="ps-", keyed_groups=[dict(
+        key="planetscale_branch.cluster_name", prefix="size")])
+    groups = set(listed) - {"_meta", "all", "ungrouped"}
+    assert groups == {"ps_database_app", "ps_database_pgapp", "ps_production", "ps_development", "ps_kind_mysql",
+                      "ps_kind_postgresql", "ps_region_us_east", "ps_region_eu_west", "ps_state_ready", "size_PS_10"}
+    assert sorted(listed["ps_kind_postgresql"]["hosts"]) == ["pgapp.main", "pgapp.preview-1"]
+
+
+@pytest.mark.parametrize("name, accepted", [
+    ("planetscale.branches.yml", True), ("production.planetscale.branches.yaml", True), ("branches.yml", True),
+    ("inv.planetscale.yml", True), ("inv.planetscale.yaml", True), ("inventory.yml", False),
+    ("branches.json", False)])
+def test_the_file_names_the_inventory_takes(tmp_path, name, accepted):
+    from ansible_collections.planetscale.cloud.plugins.inventory.branches import InventoryModule
+
+    (tmp_path / name).write_text("plugin: planetscale.cloud.branches\n")
+    assert InventoryModule().verify_file(str(tmp_path / name)) is accepted
+
+
+def test_a_file_named_after_the_plugin_is_read(server, tmp_path):
+    server.default = world(str(tmp_path / "touched"))
+    done = inventory(tmp_path, config(tmp_path, server, name="planetscale.branches.yml"), "--list")
+    assert "pgapp.main" in plain(json.loads(done.stdout))["_meta"]["hostvars"]
+
+
+def test_a_cache_without_the_roles_needed_is_read_again(server, tmp_path):
+    server.default = world(str(tmp_path / "touched"))
+    cache = dict(cache=True, cache_plugin="ansible.builtin.jsonfile", cache_connection=str(tmp_path / "cache"),
+                 cache_timeout=600)
+    hostvars, _ = hosts_of(tmp_path, server, connect_with="mysql_address", **cache)  # a cache without roles
+    assert hostvars["pgapp.main"]["ansible_host"] == "pg.private-connect.example" and not role_reads(server)
+    hostvars, _ = hosts_of(tmp_path, server, **cache)
+    assert hostvars["pgapp.main"]["ansible_host"] == "pg.example" and role_reads(server)
+    sent = len(server.requests)
+    hostvars, _ = hosts_of(tmp_path, server, **cache)  # now from the cache, roles included
+    assert len(server.requests) == sent and hostvars["pgapp.main"]["ansible_host"] == "pg.example"
+
+
+def test_a_cache_of_the_first_release_is_read_again(server, tmp_path):
+    """0.2.0 cached {database: [branch]}; such a record is read again rather than taken for the new format."""
+    server.default = world(str(tmp_path / "touched"))
+    cache = dict(cache=True, cache_plugin="ansible.builtin.jsonfile", cache_connection=str(tmp_path / "cache"),
+                 cache_timeout=600)
+    hosts_of(tmp_path, server, **cache)
+    (entry,) = list((tmp_path / "cache").iterdir())
+    old = dict(app=[branch("old", "x", mysql_address="old.example")])
+    entry.write_text(json.dumps(old))
+    sent = len(server.requests)
+    hostvars, _ = hosts_of(tmp_path, server, **cache)
+    assert len(server.requests) > sent and "app.old" not in hostvars and "pgapp.main" in hostvars
+
+
+@pytest.mark.parametrize("options, sentence", [
+    (dict(connect_with="public_ipv4"), "Invalid value"),  # ansible-core's sentence, from the choices
+    (dict(hostnames=["{{ planetscale_branch.id }}"]), "Each entry of hostnames must be a Jinja2 expression as those "
+     "of compose, without {{ }} (for example planetscale_branch.id), not '{{ planetscale_branch.id }}'"),
+    (dict(hostnames=["planetscale_branch.id +"]), "Each entry of hostnames must be a Jinja2 expression"),
+    (dict(hostnames=[""]), "Each entry of hostnames must be a Jinja2 expression as those of compose, without {{ }} "
+     "(for example planetscale_branch.id), not '': it is not an expression."),
+    (dict(hostnames=[dict(name="x")]), "Each entry of hostnames must be a Jinja2 expression"),
+    (dict(include_filters=[dict(engine="mysql")]), "Each filter of include_filters must be a mapping of one or more "
+     "of database, branch, kind, production, region, state, not {'engine': 'mysql'}."),
+    (dict(include_filters=["kind=mysql"]), "Each filter of include_filters must be a mapping of one or more of"),
+    (dict(include_filters=[{}]), "Each filter of include_filters must be a mapping of one or more of"),
+    (dict(exclude_filters=[dict(kind="oracle")]), "The kind of a filter of exclude_filters must be mysql, postgresql "
+     "or a list of them, not 'oracle'."),
+    (dict(include_filters=[dict(production="yes")]), "The production of a filter of include_filters must be true or "
+     "false, not 'yes'."),
+    (dict(exclude_filters=[dict(database=[])]), "The database of a filter of exclude_filters must be a name or a "
+     "list of names (shell patterns such as preview-*), not []."),
+    (dict(include_filters=[dict(region=7)]), "The region of a filter of include_filters must be a name or a list"),
+], ids=["connect-with", "braces", "syntax", "empty", "mapping", "unknown-key", "not-a-mapping", "empty-filter",
+        "kind", "production", "no-names", "not-a-name"])
+def test_bad_options_are_a_sentence_before_any_request(server, tmp_path, options, sentence):
+    server.default = world(str(tmp_path / "touched"))
+    done = ansible(tmp_path, "ansible-inventory", "-i", config(tmp_path, server, **options), "--list")
+    assert done.returncode != 0
+    assert says(done, sentence), done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert server.requests == []
+    if "connect_with" in options:
+        assert says(done, "public_ipv4") and says(done, "connect_with")
