@@ -34,7 +34,7 @@ description:
   - Read-only. It never creates a password or any other credential, and never writes.
   - The configuration file's name must end in C(branches.yml) or C(branches.yaml), for example
     C(planetscale.branches.yml) or C(production.planetscale.branches.yml). A name that ends in C(.planetscale.yml)
-    or C(.planetscale.yaml), the only names the first release accepted, is still accepted.
+    or C(.planetscale.yaml), the only names version 0.2.0 accepted, is still accepted.
   - Every option below is checked before any request; a wrong value fails with a sentence that names it.
 author:
   - planetscale.cloud contributors (@planetscale-ansible)
@@ -524,7 +524,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         the organization can set some of them (a display name)."""
         branch = wrap_var(branch)
         host, port = split_address(self._address(branch, role), None)
-        variables = dict(ansible_host=wrap_var(host), ansible_port=port, ansible_connection=self.get_option("connection"),
+        variables = dict(ansible_host=wrap_var(host), ansible_port=port,
+                         ansible_connection=self.get_option("connection"),
                          planetscale_organization=self.get_option("organization"),
                          planetscale_database=wrap_var(database), planetscale_branch=branch)
         variables = dict((name, value) for name, value in variables.items() if value is not None)

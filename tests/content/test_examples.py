@@ -9,13 +9,16 @@ A block that is a list of plays runs as it is. A block that is a list of tasks (
 fragment that continues the play above it) runs wrapped into a play on localhost. A block that the text before it
 names as a file (`migrate.yml`, `check-orders.yml`) is written beside the plays under that name, for a play that
 includes it. A block that is a mapping is no playbook (the inventory source and the execution environment
-definition of the README) and is left out.
+definition of the README) and is left out of those runs. The inventory sources, each YAML document of the
+inventory plugin's EXAMPLES and the README's, are read by ansible-inventory against the emulator instead, under
+the file name their first comment gives.
 """
 
 from __future__ import annotations
 
 import ast
 import glob
+import json
 import os
 import re
 import subprocess
@@ -206,3 +209,56 @@ def test_examples_pass_ansible_lint(ansible, tmp_path):
                            "--nocolor", "examples"], cwd=str(tmp_path), env=env, capture_output=True, text=True,
                           check=False, timeout=600)
     assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+INVENTORY = os.path.join(ROOT, "plugins", "inventory", "branches.py")
+
+
+def inventory_sources():
+    """{label: text} of every inventory source: each YAML document of the inventory plugin's EXAMPLES, and each block
+    of the README that is a configuration of the plugin."""
+    found = dict(("inventory/branches-%d" % index, text) for index, text in enumerate(
+        re.split(r"(?m)^---\n", module_examples(INVENTORY))))
+    readme = [text for text, _ in DOCUMENTS["README.md"] if isinstance(yaml.safe_load(text), dict)
+              and yaml.safe_load(text).get("plugin") == "planetscale.cloud.branches"]
+    found.update(("README.md-%d" % index, text) for index, text in enumerate(readme))
+    return found
+
+
+INVENTORY_SOURCES = inventory_sources()
+
+
+def test_the_inventory_examples_show_every_option():
+    """Each option of the inventory is in an example, but the credentials and the connection settings (from the
+    environment, as the modules take them)."""
+    with open(INVENTORY, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    documentation = yaml.safe_load(next(node.value.value for node in tree.body if isinstance(node, ast.Assign)
+                                        and getattr(node.targets[0], "id", None) == "DOCUMENTATION"))
+    shown = set().union(*(yaml.safe_load(text) for label, text in INVENTORY_SOURCES.items()
+                          if label.startswith("inventory/")))
+    unshown = set(documentation["options"]) - shown - {
+        "access_token", "service_token_id", "service_token", "api_url", "api_timeout", "api_retries",
+        "validate_certs", "ca_path", "connection"}
+    assert not unshown and len(INVENTORY_SOURCES) >= 5
+
+
+@pytest.mark.parametrize("label", sorted(INVENTORY_SOURCES))
+def test_the_inventory_examples_read_as_written(ansible, emulator, tmp_path, label):
+    text = INVENTORY_SOURCES[label]
+    named = re.search(r"^# ([\w.-]+)", text, re.M)
+    assert named and named.group(1).endswith("branches.yml"), "the example's first comment names its file"
+    path = tmp_path / named.group(1)
+    path.write_text(text)
+    emulator.api("POST", "/organizations/acme/databases/pgapp/branches", dict(name="preview-1", parent_branch="main"))
+    done = subprocess.run([os.path.join(ansible.bin, "ansible-inventory"), "-i", str(path), "--list"],
+                          env=ansible.env(dict(ANSIBLE_INVENTORY_UNPARSED_FAILED="true", HOME=str(tmp_path))),
+                          cwd=str(tmp_path), capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for secret in ansible.watch.known if ansible.watch else ():
+        assert secret not in done.stdout + done.stderr, "a secret in ansible-inventory's output"
+    hosts = json.loads(done.stdout)["_meta"]["hostvars"]
+    assert hosts, done.stdout
+    if label == "inventory/branches-2":  # the PostgreSQL branches but the previews, production ones by database
+        assert sorted(hosts) == ["pgapp"]
+        assert "planetscale_kind_postgresql" in json.loads(done.stdout)

@@ -173,3 +173,36 @@ def test_an_api_refusal_is_a_sentence(ansible, emulator, tmp_path):
     assert failed.returncode != 0
     assert says(failed, "could not read the branches of organization 'acme': GET /organizations/acme/databases/"
                         "no-such-database/branches failed with HTTP 404"), failed.stderr
+
+
+def test_a_postgresql_branch_is_reached_at_its_postgresql_address(ansible, emulator, tmp_path):
+    """connect_with's default: a MySQL branch's mysql_address, a PostgreSQL branch's default role's address (the
+    emulator's data plane names a port); the filters, hostnames and group_prefix, in a file named after the
+    plugin."""
+    role = emulator.api("GET", DATABASES + "/pgapp/branches/main/roles/default")
+    host, _, port = role["access_host_url"].rpartition(":")
+    assert host and port.isdigit()  # the data plane's address
+    main = emulator.api("GET", DATABASES + "/app/branches/main")
+    assert main["mysql_address"] != role["access_host_url"]
+    config = write_config(tmp_path, "planetscale.branches.yml", group_prefix="planetscale_",
+                          include_filters=[dict(database=["app", "pgapp"], branch="main")],
+                          hostnames=["planetscale_database ~ '-' ~ planetscale_branch.kind"])
+    emulator.clear_requests()
+    listed = listing(inventory(ansible, config, "--list"))
+    hostvars = listed["_meta"]["hostvars"]
+    assert sorted(hostvars) == ["app-mysql", "pgapp-postgresql"]
+    assert (hostvars["pgapp-postgresql"]["ansible_host"], hostvars["pgapp-postgresql"]["ansible_port"]) == (
+        host, int(port))
+    assert hostvars["app-mysql"]["ansible_host"] == main["mysql_address"]
+    assert listed["planetscale_kind_postgresql"]["hosts"] == ["pgapp-postgresql"]
+    assert listed["planetscale_database_app"]["hosts"] == ["app-mysql"]
+    reads = [entry["path"] for entry in emulator.requests() if entry["path"].endswith("/roles/default")]
+    assert reads == [DATABASES + "/pgapp/branches/main/roles/default"]
+    assert all(entry["method"] == "GET" for entry in emulator.requests())
+
+    edge = listing(inventory(ansible, write_config(tmp_path, "edge.planetscale.branches.yml",
+                                                   connect_with="mysql_edge_address",
+                                                   exclude_filters=[dict(kind="mysql")]), "--list"))
+    pgapp = emulator.api("GET", DATABASES + "/pgapp/branches/main")
+    assert edge["_meta"]["hostvars"]["pgapp.main"]["ansible_host"] == pgapp["mysql_edge_address"]
+    assert not [name for name in edge["_meta"]["hostvars"] if not name.startswith("pgapp.")]
