@@ -490,7 +490,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         kept = list(self._kept(records["databases"]))
         named = [self._host_name(database, branch, roles.get("%s/%s" % (database, branch["name"])), strict)
                  for database, branch in kept]
-        counts = Counter(name for name, _ in named)
+        counts = Counter(pair[0] for pair in named)
         added = set()
         for (database, branch), (name, variables) in zip(kept, named):
             default = "%s.%s" % (database, branch["name"])

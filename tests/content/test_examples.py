@@ -219,7 +219,8 @@ def inventory_sources():
     of the README that is a configuration of the plugin."""
     found = dict(("inventory/branches-%d" % index, text) for index, text in enumerate(
         re.split(r"(?m)^---\n", module_examples(INVENTORY))))
-    readme = [text for text, _ in DOCUMENTS["README.md"] if isinstance(yaml.safe_load(text), dict)
+    blocks = [block[0] for block in DOCUMENTS["README.md"]]
+    readme = [text for text in blocks if isinstance(yaml.safe_load(text), dict)
               and yaml.safe_load(text).get("plugin") == "planetscale.cloud.branches"]
     found.update(("README.md-%d" % index, text) for index, text in enumerate(readme))
     return found

@@ -180,7 +180,7 @@ def test_a_postgresql_branch_is_reached_at_its_postgresql_address(ansible, emula
     emulator's data plane names a port); the filters, hostnames and group_prefix, in a file named after the
     plugin."""
     role = emulator.api("GET", DATABASES + "/pgapp/branches/main/roles/default")
-    host, _, port = role["access_host_url"].rpartition(":")
+    host, port = role["access_host_url"].rsplit(":", 1)
     assert host and port.isdigit()  # the data plane's address
     main = emulator.api("GET", DATABASES + "/app/branches/main")
     assert main["mysql_address"] != role["access_host_url"]

@@ -269,9 +269,12 @@ def world(touch, roles=None):
 
 
 def hosts_of(tmp_path, server, *args, **options):
-    """{host: its variables} and the groups of ansible-inventory --list with these options."""
-    listed = plain(json.loads(inventory(tmp_path, config(tmp_path, server, **options), "--list", *args).stdout))
-    return listed["_meta"]["hostvars"], listed
+    """ansible-inventory --list with these options: the groups, and {host: its variables} in _meta.hostvars."""
+    return plain(json.loads(inventory(tmp_path, config(tmp_path, server, **options), "--list", *args).stdout))
+
+
+def hostvars_of(tmp_path, server, *args, **options):
+    return hosts_of(tmp_path, server, *args, **options)["_meta"]["hostvars"]
 
 
 def role_reads(server):
@@ -282,7 +285,7 @@ def role_reads(server):
 def test_a_postgresql_branch_connects_to_the_address_of_its_default_role(server, tmp_path):
     touched = tmp_path / "touched"
     server.default = world(str(touched))
-    hostvars, _ = hosts_of(tmp_path, server)
+    hostvars = hostvars_of(tmp_path, server)
     assert hostvars["app.main"]["ansible_host"] == "app.private-connect.example"
     assert "ansible_port" not in hostvars["app.main"]
     assert (hostvars["pgapp.main"]["ansible_host"], hostvars["pgapp.main"]["ansible_port"]) == ("pg.example", 6432)
@@ -301,7 +304,7 @@ def test_a_postgresql_branch_connects_to_the_address_of_its_default_role(server,
 ])
 def test_connect_with_chooses_the_address(server, tmp_path, choice, app_main, pgapp_main, reads):
     server.default = world(str(tmp_path / "touched"))
-    hostvars, _ = hosts_of(tmp_path, server, connect_with=choice)
+    hostvars = hostvars_of(tmp_path, server, connect_with=choice)
     assert hostvars["app.main"].get("ansible_host") == app_main
     assert hostvars["pgapp.main"]["ansible_host"] == pgapp_main
     assert role_reads(server) == reads
@@ -309,7 +312,7 @@ def test_connect_with_chooses_the_address(server, tmp_path, choice, app_main, pg
 
 def test_a_postgresql_branch_without_a_default_role_gets_no_address(server, tmp_path):
     server.default = world(str(tmp_path / "touched"), roles={})
-    hostvars, _ = hosts_of(tmp_path, server)
+    hostvars = hostvars_of(tmp_path, server)
     assert "ansible_host" not in hostvars["pgapp.main"] and "ansible_port" not in hostvars["pgapp.main"]
     assert hostvars["app.main"]["ansible_host"] == "app.private-connect.example"
 
@@ -329,7 +332,7 @@ def test_the_address_of_a_role_is_never_templated(server, tmp_path):
     touched = tmp_path / "touched"
     text = pipe(str(touched))
     server.default = world(str(touched), roles=dict(main=dict(access_host_url=text, private_access_host_url=text)))
-    hostvars, _ = hosts_of(tmp_path, server, compose=dict(where="ansible_host"))
+    hostvars = hostvars_of(tmp_path, server, compose=dict(where="ansible_host"))
     assert hostvars["pgapp.main"]["ansible_host"] == text and hostvars["pgapp.main"]["where"] == text
     path = config(tmp_path, server, compose=dict(where="ansible_host"))
     play = tmp_path / "play.yml"
@@ -343,11 +346,12 @@ def test_the_address_of_a_role_is_never_templated(server, tmp_path):
 def test_hostnames_are_preferences(server, tmp_path):
     touched = tmp_path / "touched"
     server.default = world(str(touched))
-    hostvars, listed = hosts_of(tmp_path, server, hostnames=[
+    listed = hosts_of(tmp_path, server, hostnames=[
         "planetscale_branch.no_such_field",  # undefined: passed over
         "planetscale_branch.actor.display_name",  # a template's text, not a host name: passed over
         "planetscale_database ~ '-' ~ planetscale_branch.name if planetscale_branch.production else ''",
         "planetscale_branch.id"])
+    hostvars = listed["_meta"]["hostvars"]
     assert sorted(hostvars) == ["12345", "app-main", "id-app-dev", "id-pg-preview", "pgapp-main"]
     assert hostvars["app-main"]["planetscale_branch"]["name"] == "main"
     assert hostvars["12345"]["planetscale_branch"]["name"] == "feat-1"  # an ID of digits alone too
@@ -385,14 +389,14 @@ def test_hostnames_with_strict_fail_on_an_expression_that_fails(server, tmp_path
 ], ids=["kind", "any-of-two", "exclude-patterns", "include-and-exclude", "region"])
 def test_include_and_exclude_filters(server, tmp_path, options, expected, reads):
     server.default = world(str(tmp_path / "touched"))
-    hostvars, _ = hosts_of(tmp_path, server, **options)
+    hostvars = hostvars_of(tmp_path, server, **options)
     assert sorted(hostvars) == expected
     assert role_reads(server) == reads  # no role read for a branch left out
 
 
 def test_group_prefix_goes_before_the_default_groups_only(server, tmp_path):
     server.default = world(str(tmp_path / "touched"))
-    _, listed = hosts_of(tmp_path, server, group_prefix="ps-", keyed_groups=[dict(
+    listed = hosts_of(tmp_path, server, group_prefix="ps-", keyed_groups=[dict(
         key="planetscale_branch.cluster_name", prefix="size")])
     groups = set(listed) - {"_meta", "all", "ungrouped"}
     assert groups == {"ps_database_app", "ps_database_pgapp", "ps_production", "ps_development", "ps_kind_mysql",
@@ -421,12 +425,12 @@ def test_a_cache_without_the_roles_needed_is_read_again(server, tmp_path):
     server.default = world(str(tmp_path / "touched"))
     cache = dict(cache=True, cache_plugin="ansible.builtin.jsonfile", cache_connection=str(tmp_path / "cache"),
                  cache_timeout=600)
-    hostvars, _ = hosts_of(tmp_path, server, connect_with="mysql_address", **cache)  # a cache without roles
+    hostvars = hostvars_of(tmp_path, server, connect_with="mysql_address", **cache)  # a cache without roles
     assert hostvars["pgapp.main"]["ansible_host"] == "pg.private-connect.example" and not role_reads(server)
-    hostvars, _ = hosts_of(tmp_path, server, **cache)
+    hostvars = hostvars_of(tmp_path, server, **cache)
     assert hostvars["pgapp.main"]["ansible_host"] == "pg.example" and role_reads(server)
     sent = len(server.requests)
-    hostvars, _ = hosts_of(tmp_path, server, **cache)  # now from the cache, roles included
+    hostvars = hostvars_of(tmp_path, server, **cache)  # now from the cache, roles included
     assert len(server.requests) == sent and hostvars["pgapp.main"]["ansible_host"] == "pg.example"
 
 
@@ -436,11 +440,13 @@ def test_a_cache_of_the_first_release_is_read_again(server, tmp_path):
     cache = dict(cache=True, cache_plugin="ansible.builtin.jsonfile", cache_connection=str(tmp_path / "cache"),
                  cache_timeout=600)
     hosts_of(tmp_path, server, **cache)
-    (entry,) = list((tmp_path / "cache").iterdir())
+    entries = list((tmp_path / "cache").iterdir())
+    assert len(entries) == 1
+    entry = entries[0]
     old = dict(app=[branch("old", "x", mysql_address="old.example")])
     entry.write_text(json.dumps(old))
     sent = len(server.requests)
-    hostvars, _ = hosts_of(tmp_path, server, **cache)
+    hostvars = hostvars_of(tmp_path, server, **cache)
     assert len(server.requests) > sent and "app.old" not in hostvars and "pgapp.main" in hostvars
 
 
