@@ -13,7 +13,7 @@ description:
     as a host named C(<database>.<branch>). Database and branch names hold only lower-case letters, digits, C(-)
     and C(_), so the name is unambiguous and safe as an inventory host name.
   - Each host gets C(ansible_host), the address O(connect_with) chooses (by default the address of the branch's
-    engine, for a MySQL branch its C(mysql_address), else its C(mysql_edge_address), for a PostgreSQL branch the
+    engine; for a MySQL branch its C(mysql_address), else its C(mysql_edge_address); for a PostgreSQL branch the
     C(access_host_url) of its default role), and C(ansible_port) when that address names a port (C(host:port)).
     It also gets C(ansible_connection) (V(local) by default, see O(connection)), C(planetscale_database),
     C(planetscale_organization) and C(planetscale_branch), the branch as the API returns it.
