@@ -443,4 +443,3 @@ def _is_api_url(value):
         return False
     return (parts.scheme in ("http", "https") and bool(parts.hostname) and port != 0
             and not (parts.query or parts.fragment))
-

@@ -110,9 +110,9 @@ def test_no_new_record_deletes_nothing_and_says_nothing(records, known):
 
 
 @pytest.mark.parametrize("others, sentence", [
-    ([made(1, created_at=LATE)], "the password with id pw1 appeared while the answer to this task's create was "
-                                   "lost, but it lacks a field the task sent or was made outside the time of that "
-                                   "request, so it is left as it is."),
+    ([made(1, created_at=LATE)],
+     "the password with id pw1 appeared while the answer to this task's create was lost, but it lacks a field the "
+     "task sent or was made outside the time of that request, so it is left as it is."),
     ([made(1, role="admin"), made(2, created_at=None)],
      "the passwords with ids pw1, pw2 appeared while the answer to this task's create was lost, but each lacks a "
      "field the task sent or was made outside the time of that request, so they are left as they are."),
