@@ -443,16 +443,3 @@ def _is_api_url(value):
         return False
     return (parts.scheme in ("http", "https") and bool(parts.hostname) and port != 0
             and not (parts.query or parts.fragment))
-
-
-SECRET_FIELDS = frozenset(("plain_text",))
-
-
-def without_secrets(record):
-    """A copy of an API record without the fields that carry a secret (a password's plain_text); None stays None.
-
-    The API shows a secret only to the request that issues it; a record read back never carries one.
-    """
-    if record is None:
-        return None
-    return dict((key, value) for key, value in record.items() if key not in SECRET_FIELDS)

@@ -7,7 +7,7 @@ Password names are not unique on a branch, and only the request that creates a p
 secret. So two runs that ensure one password both create it, and a create whose answer was lost
 may have made a password nobody holds the secret of. Two rules settle it:
 
-- After a lost answer, only a password shown to be the task's own (lost_creates: new, made in the time
+- After a lost answer, only a password shown to be the task's own (shown_once: new, made in the time
   of the request, with every field sent, and made by the task's credential) is deleted, to be made
   again; any other one is left, with a warning that names it.
 - When several runs create the same password at once, the oldest (created_at, then id) stays:
@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, without_secrets
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
-from ansible_collections.planetscale.cloud.plugins.module_utils.lost_creates import (
-    LostCreate, check_answer, server_time)
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import poll
+from ansible_collections.planetscale.cloud.plugins.module_utils.shown_once import (
+    ShownOnce, secret_lost, server_time, several_named, without_secrets)
 from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_iso8601 as timestamp
 
 NEWEST = datetime.max.replace(tzinfo=timezone.utc)  # where a password's created_at is missing or unreadable
@@ -48,9 +48,6 @@ def check_ttl(ttl):
         raise ModuleFailure("ttl must be from 0 (never expires) to %d seconds, not %s." % (MAX_TTL, ttl))
 
 
-MYSQL_PORT = 3306
-
-
 def split_address(address, port):
     """host and port of an access_host_url: the platform's names no port (``port`` is the one); where it names one
     (host:port), that port is the one. A bare IPv6 address is a host."""
@@ -58,23 +55,6 @@ def split_address(address, port):
     if colon and number.isdigit() and (":" not in name or name.startswith("[")):
         return name, int(number)
     return address, port
-
-
-def connection(password, database):
-    """The connection details of a password that carries its secret (what the connection_url filter takes)."""
-    host, port = split_address(password.get("access_host_url"), MYSQL_PORT)
-    return dict(kind="mysql", host=host, port=port, username=password.get("username"),
-                password=password["plain_text"], database=database)
-
-
-def ids(passwords):
-    return ", ".join(sorted(str(p["id"]) for p in passwords))
-
-
-def several_named(name, branch, found, noun="password"):
-    """The failure (and warning) when a name is not enough to choose a password."""
-    return ("%d %ss are named %r on branch %r (ids %s): set id to the one to manage, or delete the others "
-            "(state=absent with their id)." % (len(found), noun, name, branch, ids(found)))
 
 
 def duplicate_kept(what, older, created, error, noun="password"):
@@ -92,12 +72,12 @@ class OwnPasswords:
 
     create_defaults = {}
     noun = "password"  # the word for the resource in messages
+    remedy = "renew it (renew=true)"  # what gives a secret the task holds, after one was lost (explain)
 
     def __init__(self, params, ctx=None):
         super().__init__(params, ctx)
-        self.known = None  # IDs never taken for this task's new password or another run's: seen, left alone, deleted
-        self.secret_lost = False  # a create or renewal lost its answer, and no later one has succeeded
-        self.sent = self.lost = None  # the body of the last create, and the LostCreate of this task's creates
+        self.once = ShownOnce(self, self.noun)  # the creates and renewals of this task, and the IDs seen
+        self.sent = None  # the body of the last create
         self.superseded = False  # another run made the same password first: this task deleted its own, returns that
         self.replacing = False  # the task deleted a password to create it again (replace: true)
 
@@ -109,9 +89,9 @@ class OwnPasswords:
         """The one password of the name, or None; a failure (and a warning, which no_log does not hide) for several."""
         found = poll(self.named, lambda passwords: not self.racing(passwords), RACE_WAIT, current=self.named(),
                      first=0.5, factor=2, longest=2)[0]
-        self.known = set(p["id"] for p in found)
+        self.once.seen(found)
         if len(found) > 1:
-            message = several_named(self.params["name"], self.params.get("branch"), found, self.noun)
+            message = several_named(self.noun, self.params["name"], found, " on branch %r" % self.params.get("branch"))
             self.ctx.warn(message)
             raise ModuleFailure(message)
         return found[0] if found else None
@@ -127,7 +107,7 @@ class OwnPasswords:
 
     def unseen(self):
         """The passwords of this name made since the task first looked (other than those it already judged)."""
-        return [p for p in self.named() if p["id"] not in self.known]
+        return [p for p in self.named() if p["id"] not in self.once.known]
 
     def alike(self, password, fields):
         """Whether a password has every one of fields (in the form managed() gives)."""
@@ -135,17 +115,11 @@ class OwnPasswords:
         return all(self.same(name, have.get(name), value) for name, value in fields.items())
 
     def create(self, values):
-        if self.known is None:
-            self.known = set(p["id"] for p in self.named())
-        if self.lost is None:
-            self.lost = LostCreate(self, self.known, self.noun)
-        self.lost.known = self.known  # a later read may have looked again
+        self.once.before_create(self.named)
         self.sent = dict((name, value) for name, value in values.items() if value not in (None, []))
-        self.lost.before_create()
         created = super().create(self.sent)
-        check_answer(created, self.sent.get("name"), capital(self.label()), self.noun)
-        self.secret_lost = False  # the passwords whose secret was lost are deleted, and this one's is here
-        return self.first_made(created)
+        self.once.check(created, self.sent.get("name"), capital(self.label()))  # the passwords whose secret was lost
+        return self.first_made(created)  # are deleted, and this one's is here
 
     def first_made(self, created):
         """Runs that create the same password at once keep the oldest: this task's goes if another is older."""
@@ -166,9 +140,8 @@ class OwnPasswords:
     def recover(self, error):
         """A create lost its answer. The password it made, if one can be shown to be this task's, has a secret
         nobody holds: delete it, to create anew. Any other new one is left, with a warning that names it."""
-        self.secret_lost = True  # until a create succeeds; a failure before then says what to do
         sent = dict(self.create_defaults, **self.sent)
-        self.lost.settle(self.named(), lambda password: self.alike(password, sent),
+        self.once.settle(self.named, lambda password: self.alike(password, sent),
                          lambda password: self.client.delete(self.url(password["id"]), missing_ok=True),
                          capital(self.label()))
         return None
@@ -177,22 +150,12 @@ class OwnPasswords:
         """The password renewed: a new secret and expiry. A renewal whose answer was lost (it held the only copy
         of the new secret) is sent again."""
         renew = self.url(resource["id"], "renew")
-        try:
-            return self.client.post(renew)
-        except ApiError as error:
-            if not error.outcome_unknown:
-                raise
-            self.secret_lost = True
-            renewed = self.client.post(renew)
-            self.secret_lost = False
-            return renewed
+        return self.once.resend(lambda: self.client.post(renew))
 
     def explain(self, error):
-        if not self.secret_lost:
+        if not self.once.lost:
             return super().explain(error)
-        return ("%s The API may have issued a secret whose answer was lost, and running the task again would find the "
-                "password without it: delete the password (state=absent) or renew it (renew=true) to get a secret you "
-                "hold." % error)
+        return secret_lost(error, self.noun, self.remedy)
 
     def replace(self, resource, field):
         self.replacing = True

@@ -5,7 +5,8 @@
 
 A role's secret (``password``) is in the answers of its create, renew and reset only; every read
 carries an empty string or nothing there. Role names are not unique on a branch, so a role is
-found as a password is (passwords.OwnPasswords): by id, or by the one role of a name.
+found as a password is (passwords.OwnPasswords): by id, or by the one role of a name. What a role shares with
+the other kinds whose secret the API shows once (stripping it, renewal and reset) is shown_once's.
 """
 
 from __future__ import annotations
@@ -14,19 +15,13 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.base import Modu
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import check_ttl, split_address
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital
+from ansible_collections.planetscale.cloud.plugins.module_utils.shown_once import without_secrets
 
 INHERITABLE = ["pg_checkpoint", "pg_create_subscription", "pg_maintain", "pg_monitor", "pg_read_all_data",
                "pg_read_all_settings", "pg_read_all_stats", "pg_signal_backend", "pg_stat_scan_tables",
                "pg_use_reserved_connections", "pg_write_all_data", "postgres"]
 PORT = 5432
 SECRET = "password"
-
-
-def without_secret(role):
-    """A role record without its secret (a read carries an empty one); None stays None."""
-    if role is None:
-        return None
-    return dict((key, value) for key, value in role.items() if key != SECRET)
 
 
 def connection(role):
@@ -64,6 +59,8 @@ class RoleRules:
     renew and reset (a renewal or reset whose answer, the only copy of the secret, was lost is sent again), and the
     secret only in the result of the task that issued it."""
 
+    remedy = "reset it (reset=true)"  # what gives a secret the task holds, after one was lost (OwnPasswords.explain)
+
     def validate(self):
         super().validate()
         check_ttl(self.params["ttl"])
@@ -76,21 +73,18 @@ class RoleRules:
     def read(self):
         try:
             if self.params["id"]:
-                return without_secret(self.client.get(self.url(self.params["id"]), missing_ok=True))
+                return without_secrets(self.client.get(self.url(self.params["id"]), missing_ok=True))
             return self.only_named()
         except ApiError as error:
             not_postgres(self, error)
             raise
-
-    def named(self):
-        return [without_secret(role) for role in super().named()]
 
     def managed(self, resource):
         return dict(name=resource.get("name"), inherited_roles=resource.get("inherited_roles") or [],
                     ttl=resource.get("ttl") or 0)
 
     def update(self, resource, changes):
-        return without_secret(super().update(resource, changes))  # a rename issues no secret
+        return without_secrets(super().update(resource, changes))  # a rename issues no secret
 
     def delete(self, resource):
         successor = self.params["successor"]
@@ -126,25 +120,11 @@ class RoleRules:
 
     def result_keys(self, resource):
         if not resource.get("password"):
-            return dict(role=without_secret(resource))
+            return dict(role=without_secrets(resource))
         return dict(role=resource, connection=connection(resource))
 
     def reissued(self, resource):
         default = bool(resource.get("default"))
         path = self.url("reset-default") if default else self.url(resource["id"], "reset")
-        try:
-            answer = self.client.post(path)
-        except ApiError as error:
-            if not error.outcome_unknown:
-                raise
-            self.secret_lost = True
-            answer = self.client.post(path)
-            self.secret_lost = False
+        answer = self.once.resend(lambda: self.client.post(path))
         return dict(resource, **answer) if default else answer
-
-    def explain(self, error):
-        if not self.secret_lost:
-            return super().explain(error)
-        return ("%s The API may have issued a secret whose answer was lost, and running the task again would find the "
-                "role without it: delete the role (state=absent) or reset it (reset=true) to get a secret you hold."
-                % error)

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
+from ansible_collections.planetscale.cloud.plugins.module_utils.shown_once import without_secrets
 from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_iso8601
 
 # The events a webhook can subscribe to, as the platform lists them.
@@ -67,8 +68,8 @@ def shown(record, return_secret=False):
     """A webhook record as a result shows it: without its secret unless the user asked for it, a zero time as null."""
     if record is None:
         return record
-    return dict((key, None if key.endswith("_at") and is_zero_time(value) else value) for key, value in record.items()
-                if return_secret or key != SECRET)
+    record = record if return_secret else without_secrets(record, (SECRET,))
+    return dict((key, None if key.endswith("_at") and is_zero_time(value) else value) for key, value in record.items())
 
 
 def limit_reached(label, database, error):

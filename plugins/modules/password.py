@@ -166,10 +166,20 @@ connection:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, without_secrets
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
-from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import OwnPasswords, check_ttl, connection
+from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import OwnPasswords, check_ttl, split_address
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital, networks
+from ansible_collections.planetscale.cloud.plugins.module_utils.shown_once import without_secrets
+
+MYSQL_PORT = 3306
+
+
+def connection(password, database):
+    """The connection details of a password that carries its secret (what the connection_url filter takes)."""
+    host, port = split_address(password.get("access_host_url"), MYSQL_PORT)
+    return dict(kind="mysql", host=host, port=port, username=password.get("username"),
+                password=password["plain_text"], database=database)
 
 
 class Password(OwnPasswords, Resource):

@@ -138,8 +138,9 @@ passwords:
 from itertools import islice
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, ModuleFailure, without_secrets
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
+from ansible_collections.planetscale.cloud.plugins.module_utils.shown_once import without_secrets
 
 
 class PasswordInfo(InfoModule):

@@ -125,8 +125,8 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import r
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
-from ansible_collections.planetscale.cloud.plugins.module_utils.postgres_roles import (
-    not_postgres, roles_path, without_secret)
+from ansible_collections.planetscale.cloud.plugins.module_utils.postgres_roles import not_postgres, roles_path
+from ansible_collections.planetscale.cloud.plugins.module_utils.shown_once import without_secrets
 
 
 class PostgresRoleInfo(InfoModule):
@@ -152,8 +152,8 @@ class PostgresRoleInfo(InfoModule):
         try:
             listed = self.client.paginate(url, params=None if name is None else dict(q=name))
             matching = (role for role in listed if name is None or role.get("name") == name)
-            roles = [without_secret(role) for role in islice(matching, self.params["limit"])]
-            default = without_secret(self.client.get(url + "/default"))
+            roles = [without_secrets(role) for role in islice(matching, self.params["limit"])]
+            default = without_secrets(self.client.get(url + "/default"))
         except ApiError as error:
             not_postgres(self, error)
             raise

@@ -97,7 +97,8 @@ service_tokens:
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
-from ansible_collections.planetscale.cloud.plugins.module_utils.service_tokens import read_accesses, without_token
+from ansible_collections.planetscale.cloud.plugins.module_utils.service_tokens import read_accesses
+from ansible_collections.planetscale.cloud.plugins.module_utils.shown_once import without_secrets
 
 
 class ServiceTokenInfo(InfoModule):
@@ -117,7 +118,7 @@ class ServiceTokenInfo(InfoModule):
             tokens = [found] if found else []
         else:
             tokens = self.items(tokens_url)
-        tokens = [without_token(token) for token in tokens
+        tokens = [without_secrets(token) for token in tokens
                   if self.params["name"] in (None, token.get("name"))]
         for token in tokens:
             token.pop("service_token_accesses", None)

@@ -75,8 +75,9 @@ members:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, without_secrets
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
+from ansible_collections.planetscale.cloud.plugins.module_utils.shown_once import without_secrets
 
 
 class TeamMemberInfo(InfoModule):

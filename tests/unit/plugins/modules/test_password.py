@@ -10,8 +10,7 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
-from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import connection
-from ansible_collections.planetscale.cloud.plugins.modules.password import Password
+from ansible_collections.planetscale.cloud.plugins.modules.password import Password, connection
 
 URL = "/v1/organizations/acme/databases/shop/branches/main/passwords"
 PLAIN_TEXT = "pscale_pw_the_secret_itself"

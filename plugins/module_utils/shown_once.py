@@ -1,13 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""After a create of a credential whose answer was lost: which new record of the name is the task's own.
+"""A secret the API shows once: in the answer to the request that issues it, never in a read.
 
-Passwords, Postgres roles and service tokens show their secret only in the answer to the create that
-makes them, and their names are not unique. A create whose answer was lost (a dropped connection, a
-gateway error) may have made one, whose secret nobody holds; or the server never applied it, and what
-appeared meanwhile is another client's. One rule, here, settles it for the three kinds. A record found
-after the lost answer is the task's own only if
+Passwords, Postgres roles and service tokens carry such a secret (SECRETS), and their names are not
+unique. Everything the modules of these kinds share about it is here: records without their secrets
+(without_secrets), renewals and resets sent through write_and_settle (ShownOnce.resend), and after a
+create whose answer was lost (a dropped connection, a gateway error), which new record of the name is
+the task's own (ShownOnce.settle). Such a create may have made one, whose secret nobody holds; or the
+server never applied it, and what appeared meanwhile is another client's. A record found after the lost
+answer is the task's own only if
 
 - it was not there when the task looked (its id is not known),
 - it was created between just before the request and the read that finds it: on the server's clock
@@ -29,11 +31,29 @@ from datetime import datetime, timedelta, timezone
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.reviews import reviewer_ids
+from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
 from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_http_date
 from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_iso8601 as timestamp
 
+# The fields that carry a secret: a password's plain_text, a Postgres role's password, a service token's token and
+# plain_text_refresh_token. No record of these kinds has a field of these names that is not its secret.
+SECRETS = ("plain_text", "password", "token", "plain_text_refresh_token")
 SERVER_SLACK = timedelta(seconds=2)  # the Date header's whole seconds, and clocks of the servers behind one name
 LOCAL_SLACK = timedelta(seconds=60)  # without a Date header this machine's clock stands in for the server's
+# A renewal or reset is sent at most this often: its answer holds the only copy of the new secret, so a lost answer
+# cannot be read back, and the write is sent once more.
+RESEND_ATTEMPTS = 2
+
+
+def without_secrets(record, fields=SECRETS):
+    """A copy of an API record without the fields that carry a secret; None stays None.
+
+    The API shows a secret only to the request that issues it; a record read back never carries one (a Postgres
+    role's read carries an empty one).
+    """
+    if record is None:
+        return None
+    return dict((key, value) for key, value in record.items() if key not in fields)
 
 
 def server_time(client):
@@ -82,8 +102,16 @@ def credential_ids(client, service_token_id):
         return set([service_token_id]) if service_token_id else set()
 
 
+# The sentences -------------------------------------------------------------------------------------------------------
+
 def ids(records):
     return ", ".join(sorted(str(record["id"]) for record in records))
+
+
+def several_named(noun, name, found, where=""):
+    """The failure (and warning) when a name is not enough to choose a record; where says where the name is."""
+    return ("%d %ss are named %r%s (ids %s): set id to the one to manage, or delete the others (state=absent with "
+            "their id)." % (len(found), noun, name, where, ids(found)))
 
 
 def ambiguous(what, mine, noun):
@@ -127,18 +155,47 @@ def check_answer(answer, asked, what, noun):
         raise ModuleFailure(answered_another(what, asked, answer, noun))
 
 
-class LostCreate:
-    """The creates of one task of a credential kind: before_create() before each, settle() after a lost answer."""
+def secret_lost(error, noun, remedy):
+    """The sentence of a failure after a write that issues a secret lost its answer (remedy: "renew it (renew=true)",
+    "reset it (reset=true)")."""
+    return ("%s The API may have issued a secret whose answer was lost, and running the task again would find the %s "
+            "without it: delete the %s (state=absent) or %s to get a secret you hold." % (error, noun, noun, remedy))
 
-    def __init__(self, module, known, noun):
+
+class ShownOnce:
+    """The writes of one task that issue a secret of a kind (noun): creates, renewals and resets.
+
+    before_create() before each create and check() of its answer; settle() after a create's answer was lost;
+    resend() for a renewal or reset. known holds the IDs of the name that are never this task's new record: seen
+    before it created one (seen()), left alone, or deleted. lost is true while a write that issues a secret lost its
+    answer and no later one has succeeded.
+    """
+
+    def __init__(self, module, noun):
         self.module = module  # the resource module: client, ctx, params (service_token_id)
-        self.known = known  # the module's set of the IDs of the name that are not this task's new record
         self.noun = noun
+        self.known = set()
+        self.looked = False  # whether the task has read the records of the name
+        self.lost = False
         self.window = None
         self.own_ids = None  # the credential's actor IDs, read when first needed
 
-    def before_create(self):
+    def seen(self, records):
+        """The records of the name as the task read them: none of them is its new record."""
+        self.looked = True
+        self.known.update(record["id"] for record in records)
+
+    def before_create(self, named=None):
+        """Opens the creation window; named() reads the records of the name first if the task has not yet."""
+        if named is not None and not self.looked:
+            self.seen(named())
         self.window = CreationWindow(self.module.client)
+
+    def check(self, answer, asked, what):
+        """Refuse a create answer that names another record than the one asked for; the secret is no longer lost
+        once a create's answer arrived."""
+        check_answer(answer, asked, what, self.noun)
+        self.lost = False
 
     def own(self, record):
         """Whether the record's actor is this task's credential (GET /user only when the token's ID is not it)."""
@@ -151,16 +208,25 @@ class LostCreate:
             self.own_ids = credential_ids(self.module.client, token_id)
         return actor in self.own_ids
 
-    def settle(self, found, alike, delete, what):
-        """found: the name's records now (read after the lost answer); alike(record): whether it has every field the
-        create sent; delete(record) deletes one. Deletes the task's own record, leaves and names every other new one;
-        returns the records deleted. Several that are each the task's own are a failure (also a warning)."""
-        self.window.close()
+    def judge(self, found, alike):
+        """(mine, strangers, others): the records of found not known before, split into the task's own (new, in
+        the window, alike, by the task's credential), those alike and in the window by another or no actor, and the
+        rest."""
         unseen = [record for record in found if record["id"] not in self.known]
         candidates = [record for record in unseen if alike(record) and self.window.holds(record)]
         mine = [record for record in candidates if self.own(record)]
         strangers = [record for record in candidates if record not in mine]
         others = [record for record in unseen if record not in candidates]
+        return mine, strangers, others
+
+    def settle(self, named, alike, delete, what):
+        """After a create lost its answer. named() reads the name's records now; alike(record): whether it has every
+        field the create sent; delete(record) deletes one. Deletes the task's own record, leaves and names every other
+        new one; returns the records deleted. Several that are each the task's own are a failure (also a warning)."""
+        self.lost = True  # until a create succeeds; a failure before then says what to do
+        found = named()
+        self.window.close()  # the read's answer ends the window
+        mine, strangers, others = self.judge(found, alike)
         if len(mine) > 1:  # which one is this task's cannot be told, and deleting another run's loses its secret
             message = ambiguous(what, mine, self.noun)
             self.module.ctx.warn(message)  # a warning is shown where no_log hides the failure's message
@@ -174,3 +240,12 @@ class LostCreate:
             delete(record)
             self.known.add(record["id"])  # gone: never the older record another run made
         return mine
+
+    def resend(self, send):
+        """The answer of a write that issues a new secret of a record (a renewal, a reset), through write_and_settle:
+        its lost answer cannot be read back (it held the only copy of the secret), so the write is sent again."""
+        def cannot_be_read_back(error):  # pylint: disable=unused-argument
+            self.lost = True
+        answer = write_and_settle(send, read_back=cannot_be_read_back, attempts=RESEND_ATTEMPTS)[0]
+        self.lost = False
+        return answer
