@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""A branch's schema and its lint errors, as the platform's schema and schema/lint endpoints give them."""
+"""A branch's schema lint errors, as the platform's schema/lint endpoint gives them, and the sentence that names
+them."""
 
 from __future__ import annotations
 

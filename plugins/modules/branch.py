@@ -216,6 +216,7 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.resource import 
 from ansible_collections.planetscale.cloud.plugins.module_utils.schemas import lint_sentence, read_lint
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Waiter, write_and_settle
 
+
 def read_lint_errors(client, branch_path, keyspace=None, kind=None):
     """Every lint error of a branch's schema (every page), or those of one keyspace; none where the platform has no
     lint for the branch (read_lint)."""

@@ -120,6 +120,7 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.client import pa
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.schemas import read_lint
 
+
 def schema_path(branch_path):
     return branch_path + path("schema")
 

@@ -133,6 +133,7 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.options import C
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Outcome, Resource
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
 
+
 class Directory:
     """User records by ID, filled from what the module reads; the organization's members listed only when an
     e-mail address is not among the users already seen."""
