@@ -247,5 +247,5 @@ def test_the_check_counts_the_plugins_that_use_a_name_not_those_of_its_file():
     assert {"module branch", "module database", "module webhook"} <= USERS[("module_utils/resource.py", "Resource")]
     assert "module webhook_info" in USERS[("module_utils/timestamps.py", "parse_iso8601")]
     assert USERS[("module_utils/base.py", "check_connection")] == {"inventory plugin branches"}
-    assert USERS[("module_utils/deploy_requests.py", "status")] == {"module deploy_request",
-                                                                   "filter plugin deploy_request_status"}
+    assert USERS[("module_utils/deploy_requests.py", "status")] == {
+        "module deploy_request", "filter plugin deploy_request_status"}

@@ -187,8 +187,8 @@ def test_token_endpoint_errors_say_what_to_do(status, code, grant, phrase):
 
 def test_what_to_do_after_an_invalid_grant_depends_on_the_grant():
     assert "authorization step again" in token_module.token_hint(error(400, "invalid_grant"), "authorization_code")
-    assert "refresh_token saved from the latest token" in token_module.token_hint(error(400, "invalid_grant"),
-                                                                                   "refresh_token")
+    hint = token_module.token_hint(error(400, "invalid_grant"), "refresh_token")
+    assert "refresh_token saved from the latest token" in hint
 
 
 @pytest.mark.parametrize("grant, phrase", [("authorization_code", "redeemed the code"),
