@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""A branch's schema and its lint errors, as the platform's schema and schema/lint endpoints give them."""
+"""A branch's schema lint errors, as the platform's schema/lint endpoint gives them, and the sentence that names
+them."""
 
 from __future__ import annotations
 
@@ -10,27 +11,8 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.client import Ap
 NO_LINT = "The platform has no schema lint for %s (%s); lint is a MySQL feature of the platform."
 
 
-def schema_path(branch_path):
-    return branch_path + path("schema")
-
-
 def lint_path(branch_path):
     return branch_path + path("schema", "lint")
-
-
-def read_schema(client, branch_path, keyspace=None):
-    """The tables of a branch's schema (name, raw DDL, html); the endpoint answers one list, not pages."""
-    answer = client.get(schema_path(branch_path), params=dict(keyspace=keyspace) if keyspace else None)
-    tables = answer.get("data")
-    if not isinstance(tables, list) or not all(isinstance(table, dict) for table in tables):
-        raise client.wrong_answer("the answer has no data list of tables")
-    return tables
-
-
-def read_lint_errors(client, branch_path, keyspace=None, kind=None):
-    """Every lint error of a branch's schema (every page), or those of one keyspace; none where the platform has no
-    lint for the branch (read_lint)."""
-    return read_lint(client, branch_path, "the branch", keyspace, kind)[0]
 
 
 def read_lint(client, branch_path, label, keyspace=None, kind=None):

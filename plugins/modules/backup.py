@@ -120,13 +120,52 @@ backup:
   sample: {id: k2l3m4n5o6p7, name: before-migration-42, state: success, protected: true, required: false}
 """
 
+from datetime import datetime, timezone
+
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.backups import (
-    RETENTION_UNITS, backup_guard, check_retention, newest, success)
+from ansible_collections.planetscale.cloud.plugins.module_utils.backups import RETENTION_UNITS, check_retention
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
     CONNECTION, CREDENTIALS, ORGANIZATION, WAIT)
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital
+from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Waiter
+from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_iso8601
+
+ENDED_BADLY = ("failed", "canceled", "ignored")  # states a backup never leaves for success
+
+OLDEST = datetime.min.replace(tzinfo=timezone.utc)
+
+
+def newest(records):
+    """The newest of records (created_at, then id); one without a readable time counts as the oldest."""
+    return max(records, key=lambda record: (parse_iso8601(record.get("created_at")) or OLDEST, str(record.get("id"))))
+
+
+def success(label):
+    """The wait for a backup (label: "backup 'nightly' of branch 'main' of database 'shop'") to succeed; it ends at
+    once, with a sentence, when the backup fails, is canceled or is deleted."""
+    what = capital(label)
+
+    def failed(backup):
+        if backup is None:
+            return "%s was deleted while waiting for it to succeed." % what
+        if backup.get("state") in ENDED_BADLY:
+            return ("%s ended %s: the platform did not take it. Take another one (state absent, then present, or "
+                    "another name)." % (what, backup["state"]))
+        return None
+    return Waiter("%s to succeed" % label, done=lambda b: b.get("state") == "success", state=lambda b: b.get("state"),
+                  failed=failed, key="backup")
+
+
+def backup_guard(label, backup):
+    """Refuse, before any write, to delete a backup the platform does not delete."""
+    if backup.get("protected"):
+        raise ModuleFailure("%s is protected, so the platform does not delete it: set protected to false (with state "
+                            "present) first, then delete it." % capital(label))
+    if backup.get("required"):
+        raise ModuleFailure("%s was made by a required backup policy, so the platform does not delete it; it expires "
+                            "by itself." % capital(label))
+
 
 CREATE_OPTIONS = ("retention_unit", "retention_value", "emergency")
 

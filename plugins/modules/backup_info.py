@@ -138,10 +138,12 @@ backups:
 """
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.backups import STATES
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_iso8601
+
+STATES = ("pending", "running", "success", "failed", "canceled", "ignored")
+
 
 FILTERS = ("state", "policy", "from", "to")
 

@@ -109,12 +109,32 @@ backup_policy:
   sample: {id: p1q2r3, name: weekly, target: production, frequency_value: 1, frequency_unit: week, required: false}
 """
 
+import re
+
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
-from ansible_collections.planetscale.cloud.plugins.module_utils.backups import (
-    FREQUENCY_UNITS, RETENTION_UNITS, check_schedule)
+from ansible_collections.planetscale.cloud.plugins.module_utils.backups import RETENTION_UNITS, check_retention
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital
+
+FREQUENCY_UNITS = ["hour", "day", "week", "month"]
+
+SCHEDULE_TIME = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")
+
+
+def check_schedule(params):
+    """Refuse, before any request, a schedule of a backup policy that cannot be."""
+    check_retention(params)
+    if params.get("frequency_value") is not None and params["frequency_value"] < 1:
+        raise ModuleFailure("frequency_value must be 1 or more (in frequency_unit), not %s." % params["frequency_value"])
+    time = params.get("schedule_time")
+    if time is not None and not SCHEDULE_TIME.fullmatch(time):
+        raise ModuleFailure("schedule_time must be a time of day HH:MM (UTC, 00:00 to 23:59), not %r." % time)
+    for name, highest, what in (("schedule_day", 6, "a day of the week, 0 (Sunday) to 6 (Saturday)"),
+                                ("schedule_week", 3, "a week of the month, 0 (the first) to 3 (the fourth)")):
+        if params.get(name) is not None and not 0 <= params[name] <= highest:
+            raise ModuleFailure("%s must be %s, not %s." % (name, what, params[name]))
+
 
 SCHEDULE = ("target", "frequency_value", "frequency_unit", "retention_value", "retention_unit", "schedule_time",
             "schedule_day", "schedule_week")

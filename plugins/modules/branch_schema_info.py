@@ -116,8 +116,22 @@ lint_note:
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import path
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
-from ansible_collections.planetscale.cloud.plugins.module_utils.schemas import read_lint, read_schema
+from ansible_collections.planetscale.cloud.plugins.module_utils.schemas import read_lint
+
+
+def schema_path(branch_path):
+    return branch_path + path("schema")
+
+
+def read_schema(client, branch_path, keyspace=None):
+    """The tables of a branch's schema (name, raw DDL, html); the endpoint answers one list, not pages."""
+    answer = client.get(schema_path(branch_path), params=dict(keyspace=keyspace) if keyspace else None)
+    tables = answer.get("data")
+    if not isinstance(tables, list) or not all(isinstance(table, dict) for table in tables):
+        raise client.wrong_answer("the answer has no data list of tables")
+    return tables
 
 
 class BranchSchemaInfo(InfoModule):

@@ -117,8 +117,65 @@ review:
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
-from ansible_collections.planetscale.cloud.plugins.module_utils.reviews import (
-    STATES, own_review, post_review, reviewer_ids, unattributed_review, unattributed_warning)
+from ansible_collections.planetscale.cloud.plugins.module_utils.reviews import reviewer_ids
+from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
+
+STATES = dict(approve="approved", comment="commented")
+
+
+def actor_id(review):
+    """The ID of a review's author: actor.id, or an ID field beside it where a record names the author so; None when
+    the record names no author (the platform's recorded answers carry no actor). A display name is not an identity
+    (two people may share one), so it never counts."""
+    actor = review.get("actor") if isinstance(review.get("actor"), dict) else {}
+    user = review.get("user") if isinstance(review.get("user"), dict) else {}
+    return next((value for value in (actor.get("id"), review.get("actor_id"), user.get("id"), review.get("user_id"))
+                 if value), None)
+
+
+def same_text(one, other):
+    return (one or "").strip() == (other or "").strip()
+
+
+def asked_for(review, action, body):
+    """Whether a review is what the action asks for: an approval for approve, a comment with the same text for
+    comment."""
+    return review.get("state") == STATES[action] and (action == "approve" or same_text(review.get("body"), body))
+
+
+def own_review(reviews, ids, action, body):
+    """The review of this reviewer that the action asks for: any approval of theirs for approve, a comment of
+    theirs with the same text for comment; or None."""
+    return next((review for review in reviews if actor_id(review) in ids and asked_for(review, action, body)), None)
+
+
+def unattributed_review(reviews, action, body, known=()):
+    """A review the action asks for whose record names no author (and whose ID is not in known), or None: it may be
+    this reviewer's, so posting another could review twice."""
+    return next((review for review in reviews if actor_id(review) is None and asked_for(review, action, body) and
+                 review.get("id") not in known), None)
+
+
+def unattributed_warning(review, action, where):
+    """The warning of a task that posts nothing because a review it asks for names no author."""
+    what = "an approval" if action == "approve" else "a comment with the same text"
+    return ("%s has %s (review %s) whose record names no author, so the module cannot tell whether it is this "
+            "reviewer's; it posted none, rather than review twice. If it is someone else's, review the deploy request "
+            "in the platform's web application." % (where, what, review.get("id")))
+
+
+def post_review(client, url, action, body, find):
+    """Post the review once: after a lost answer, find() reads the reviews again and a review found there is
+    the one sent (the reviewer had none before), so nothing is posted twice."""
+    payload = dict(state=STATES[action])
+    if body is not None:
+        payload["body"] = body
+
+    def read_back(error):  # pylint: disable=unused-argument
+        found = find()
+        return None if found is None else (found, True)
+    review, dummy = write_and_settle(lambda: client.post(url, json=payload), read_back=read_back)
+    return review
 
 
 class DeployRequestReview(Module):

@@ -125,8 +125,12 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import r
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
-from ansible_collections.planetscale.cloud.plugins.module_utils.postgres_roles import not_postgres, roles_path
+from ansible_collections.planetscale.cloud.plugins.module_utils.postgres_roles import not_postgres
 from ansible_collections.planetscale.cloud.plugins.module_utils.shown_once import without_secrets
+
+
+def roles_path(module):
+    return module.org_path("databases", module.params["database"], "branches", module.params["branch"], "roles")
 
 
 class PostgresRoleInfo(InfoModule):

@@ -129,10 +129,50 @@ team:
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, is_name
-from ansible_collections.planetscale.cloud.plugins.module_utils.members import Directory
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Outcome, Resource
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
+
+
+class Directory:
+    """User records by ID, filled from what the module reads; the organization's members listed only when an
+    e-mail address is not among the users already seen."""
+
+    def __init__(self, list_members, organization):
+        self.list_members = list_members  # called once, when an e-mail address is looked up: the members' records
+        self.organization = organization
+        self.users = {}  # user ID -> user record, of every user seen
+        self.by_email = None  # e-mail address -> user record, of the organization's members
+
+    def saw(self, users):
+        """Remember user records read elsewhere (a team's members)."""
+        self.users.update((user["id"], user) for user in users or [])
+
+    def user(self, entry, near=()):
+        """The user record of a user ID or e-mail address (only the ID when nothing more is known).
+
+        near: user records to look in first (a team's members), which saves listing the organization.
+        """
+        if "@" not in entry:
+            return self.users.setdefault(entry, dict(id=entry))
+        for user in near or ():
+            if (user.get("email") or "").lower() == entry.lower():
+                return user
+        if self.by_email is None:
+            members = self.list_members()
+            self.by_email = dict((m["user"]["email"].lower(), m["user"]) for m in members
+                                 if (m.get("user") or {}).get("email"))
+        user = self.by_email.get(entry.lower())
+        if user is None:
+            raise ModuleFailure("No member of organization %r has the e-mail address %r; invite them first." % (
+                self.organization, entry))
+        self.users[user["id"]] = user
+        return user
+
+    def email(self, uid):
+        """How a user is shown: the e-mail address when known, else the ID."""
+        return self.users.get(uid, {}).get("email") or uid
+
 
 SSO_MANAGED = ("Team %r is managed by single sign-on, so it cannot be changed through the API; "
                "change it in the identity provider instead.")

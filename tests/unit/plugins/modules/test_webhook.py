@@ -8,8 +8,7 @@ import json
 import pytest
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
-from ansible_collections.planetscale.cloud.plugins.module_utils.webhooks import EVENTS
-from ansible_collections.planetscale.cloud.plugins.modules.webhook import Webhook
+from ansible_collections.planetscale.cloud.plugins.modules.webhook import EVENTS, Webhook
 
 HOOKS = "/v1/organizations/acme/databases/shop/webhooks"
 HOOK_URL = "https://hooks.example.com/ps"

@@ -1,13 +1,13 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Users found by ID or e-mail address, the organization listed at most once."""
+"""The team module's Directory: users found by ID or e-mail address, the organization listed at most once."""
 
 from __future__ import annotations
 
 import pytest
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
-from ansible_collections.planetscale.cloud.plugins.module_utils.members import Directory
+from ansible_collections.planetscale.cloud.plugins.modules.team import Directory
 
 ADA = dict(id="u-ada", email="Ada@Example.com")
 GRACE = dict(id="u-grace", email="grace@example.com")
