@@ -26,23 +26,27 @@ Private ansible-core APIs are used only through core_compat.
 
 from __future__ import annotations
 
+import importlib
 import os
 from contextlib import contextmanager
 
 from ansible import constants as C
 from ansible.module_utils.common.parameters import remove_values
 from ansible.module_utils.common.validation import check_type_bool
+from ansible.errors import AnsibleActionFail
 from ansible.module_utils.errors import UnsupportedError
 from ansible.plugins.action import ActionBase
+from ansible.plugins.loader import module_loader
 from ansible.release import __version__ as ANSIBLE_VERSION
 from ansible.utils.display import Display
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure, TaskContext
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import HAS_REQUESTS
 from ansible_collections.planetscale.cloud.plugins.plugin_utils import core_compat
 from ansible_collections.planetscale.cloud.plugins.plugin_utils.sessions import worker_pool
 
 SWITCH = "planetscale_in_process"
+COLLECTION = "planetscale.cloud"
 # Before ansible-core 2.19 a no_log task's result is hidden whole, its warnings with it. A module's warnings
 # never carry a secret, and one may be the only word of what to do (several passwords share a name), so they
 # are shown here.
@@ -52,7 +56,10 @@ display = Display()
 
 
 class InProcessAction(ActionBase):
-    """Subclasses set module_class to the module's logic class."""
+    """The action of every module of the collection (meta/runtime.yml routes each module here, action_plugin).
+
+    The module's logic class is found from the task's module (module_class_of); a subclass may set module_class.
+    """
 
     module_class = None
     TRANSFERS_FILES = False
@@ -93,7 +100,8 @@ class InProcessAction(ActionBase):
             return self._validate_and_execute(task_vars)
 
     def _validate_and_execute(self, task_vars):
-        validation = core_compat.validate_arguments(self.module_class.spec(), self._task.args)
+        module_class = self.module_class or module_class_of(self._task_module())
+        validation = core_compat.validate_arguments(module_class.spec(), self._task.args)
         ctx = TaskContext(check_mode=bool(self._task.check_mode), diff=bool(self._task.diff))
         ctx.sessions = worker_pool()  # the items of a loop share this worker's connections
         ctx.debug = display.debug
@@ -108,7 +116,7 @@ class InProcessAction(ActionBase):
             result = dict(failed=True, msg=msg)
         else:
             try:
-                result = self.module_class(validation.params, ctx).execute()
+                result = module_class(validation.params, ctx).execute()
             except ModuleFailure as failure:
                 result = dict(failure.result, failed=True, msg=failure.msg)
         if _inject_invocation(task_vars):
@@ -119,6 +127,27 @@ class InProcessAction(ActionBase):
             result["deprecations"] = [dict(d, collection_name=d.get("collection_name") or "planetscale.cloud")
                                       for d in ctx.deprecations]
         return _mask(result, validation.no_log_values)
+
+    def _task_module(self):
+        """The name of the task's module in this collection: the task may name it short (collections keyword)."""
+        context = module_loader.find_plugin_with_context(self._task.action, collection_list=self._task.collections)
+        collection, _dot, name = (context.resolved_fqcn or "").rpartition(".")
+        if not context.resolved or collection != COLLECTION:
+            raise AnsibleActionFail("The action of %s runs only the modules of %s, not %r."
+                                    % (COLLECTION, COLLECTION, self._task.action))
+        return name
+
+
+def module_class_of(name):
+    """The logic class of the module `name`: the Module subclass its file defines that no other class there extends
+    (a file may also hold the helper classes of its resource)."""
+    module = importlib.import_module("ansible_collections.%s.plugins.modules.%s" % (COLLECTION, name))
+    defined = [value for value in vars(module).values()
+               if isinstance(value, type) and issubclass(value, Module) and value.__module__ == module.__name__]
+    leaves = [cls for cls in defined if not any(other is not cls and issubclass(other, cls) for other in defined)]
+    if len(leaves) != 1:
+        raise AnsibleActionFail("The module %s.%s must define one module class, not %d." % (COLLECTION, name, len(leaves)))
+    return leaves[0]
 
 
 def _inject_invocation(task_vars):

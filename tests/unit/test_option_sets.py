@@ -15,6 +15,7 @@ import yaml
 from ansible_collections.planetscale.cloud.plugins.doc_fragments.api import ModuleDocFragment as ApiDocs
 from ansible_collections.planetscale.cloud.plugins.module_utils import base
 from ansible_collections.planetscale.cloud.plugins.module_utils import options as shared
+from ansible_collections.planetscale.cloud.plugins.plugin_utils.in_process import module_class_of
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULES = sorted(f[:-3] for f in os.listdir(os.path.join(ROOT, "plugins", "modules"))
@@ -27,7 +28,7 @@ SECRET_NAME = re.compile(r"(?:\w+_)?(?:token|secret|password)|code")
 
 def module_class(name):
     """The class the module and its in-process action both run."""
-    return importlib.import_module("ansible_collections.planetscale.cloud.plugins.action." + name).ActionModule.module_class
+    return module_class_of(name)
 
 
 def documentation(name):

@@ -233,3 +233,37 @@ def test_a_no_log_task_shows_its_warnings_where_ansible_core_would_hide_them(mon
     result = action.run(task_vars={})
     assert result["warnings"] == ["2 passwords are named 'app': set id."]
     assert displayed == (result["warnings"] if shown else [])
+
+
+# The one action plugin: the module from the task ---------------------------------------------------
+
+def routed_action(action, collections=None):
+    """The action plugin every module is routed to (meta/runtime.yml), for a task naming `action`."""
+    routed = make_action()
+    routed.module_class = None  # the instance finds it, as planetscale.cloud.in_process does
+    routed._task.action, routed._task.collections = action, collections
+    return routed
+
+
+@pytest.mark.parametrize("action, collections", [
+    ("planetscale.cloud.user_info", None),
+    ("user_info", ["planetscale.cloud"]),  # the short name through the play's collections keyword
+])
+def test_the_routed_action_runs_the_module_the_task_names(action, collections):
+    from ansible_collections.planetscale.cloud.plugins.modules.user_info import UserInfo
+
+    assert routed_action(action, collections)._task_module() == "user_info"
+    assert in_process.module_class_of("user_info") is UserInfo
+
+
+def test_the_routed_action_refuses_a_module_of_another_collection():
+    with pytest.raises(in_process.AnsibleActionFail, match="runs only the modules of planetscale.cloud, not 'ping'"):
+        routed_action("ping")._task_module()
+
+
+def test_a_module_file_whose_class_is_ambiguous_is_an_error_not_a_guess(monkeypatch):
+    module = SimpleNamespace(__name__="fake", One=type("One", (Module,), {"__module__": "fake"}),
+                             Two=type("Two", (Module,), {"__module__": "fake"}))
+    monkeypatch.setattr(in_process.importlib, "import_module", lambda name: module)
+    with pytest.raises(in_process.AnsibleActionFail, match="must define one module class, not 2"):
+        in_process.module_class_of("fake")
