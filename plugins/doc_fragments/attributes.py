@@ -21,7 +21,7 @@ attributes:
     description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
     support: full
     details:
-      - The action plugin of the same name runs the module's logic on the controller, without a module process, when
+      - The collection's action plugin runs the module's logic on the controller, without a module process, when
         the task's connection is C(local); set the variable C(planetscale_in_process=false) to run the module instead.
       - An C(async) task, a host reached through another connection, or a controller without C(requests) runs the module.
   async:
@@ -50,7 +50,7 @@ attributes:
     description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
     support: full
     details:
-      - The action plugin of the same name runs the module's logic on the controller, without a module process, when
+      - The collection's action plugin runs the module's logic on the controller, without a module process, when
         the task's connection is C(local); set the variable C(planetscale_in_process=false) to run the module instead.
       - An C(async) task, a host reached through another connection, or a controller without C(requests) runs the module.
   async:

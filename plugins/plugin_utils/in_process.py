@@ -4,8 +4,9 @@
 """The in-process adapter: run a module's logic on the controller, without a module process.
 
 A task that runs a module pays for a new Python process and an AnsiballZ payload; the
-modules of this collection only send HTTP requests, so the action plugin of the same name
-validates the same argument spec here and calls the same logic. The result is what the
+modules of this collection only send HTTP requests, so the action plugin every module is routed
+to (meta/runtime.yml, plugin_routing: action_plugin) validates the same argument spec here and calls the
+same logic. The result is what the
 module would have returned: same validation messages and warnings, same failure shape, the
 values of no_log options masked the same way.
 
