@@ -43,11 +43,15 @@ from ansible.utils.display import Display
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure, TaskContext
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import HAS_REQUESTS
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import GROUP_OPTIONS
 from ansible_collections.planetscale.cloud.plugins.plugin_utils import core_compat
 from ansible_collections.planetscale.cloud.plugins.plugin_utils.sessions import worker_pool
 
 SWITCH = "planetscale_in_process"
 COLLECTION = "planetscale.cloud"
+GROUP_KEY = "group/%s.all" % COLLECTION
+STRAY = ("%s does not take %s. These options of the action group %s.all reach the modules that do not take them "
+         "only through module_defaults for the group; set them there, or leave them out of the task.")
 # Before ansible-core 2.19 a no_log task's result is hidden whole, its warnings with it. A module's warnings
 # never carry a secret, and one may be the only word of what to do (several passwords share a name), so they
 # are shown here.
@@ -69,7 +73,10 @@ class InProcessAction(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         task_vars = task_vars or {}
-        if self._runs_in_process(task_vars):
+        stray = self._stray_group_options()
+        if stray:
+            result.update(failed=True, msg=STRAY % (self._task.action.rpartition(".")[2], ", ".join(stray), COLLECTION))
+        elif self._runs_in_process(task_vars):
             result.update(self._in_process_result(task_vars))
         else:
             result.update(self._module_result(task_vars))
@@ -89,7 +96,7 @@ class InProcessAction(ActionBase):
     def _module_result(self, task_vars):
         """The module the ordinary way, as ansible.builtin.normal runs it, async included."""
         wrap_async = bool(self._task.async_val) and not getattr(self._connection, "has_native_async", False)
-        result = self._execute_module(task_vars=task_vars, wrap_async=wrap_async)
+        result = self._execute_module(module_args=self._module_args(), task_vars=task_vars, wrap_async=wrap_async)
         if not wrap_async:
             core_compat.remove_module_tmpdir(self)
         return result
@@ -101,8 +108,8 @@ class InProcessAction(ActionBase):
             return self._validate_and_execute(task_vars)
 
     def _validate_and_execute(self, task_vars):
-        module_class = self.module_class or module_class_of(self._task_module())
-        validation = core_compat.validate_arguments(module_class.spec(), self._task.args)
+        module_class = self._module_class()
+        validation = core_compat.validate_arguments(module_class.spec(), self._module_args())
         ctx = TaskContext(check_mode=bool(self._task.check_mode), diff=bool(self._task.diff))
         ctx.sessions = worker_pool()  # the items of a loop share this worker's connections
         ctx.debug = display.debug
@@ -128,6 +135,33 @@ class InProcessAction(ActionBase):
             result["deprecations"] = [dict(d, collection_name=d.get("collection_name") or "planetscale.cloud")
                                       for d in ctx.deprecations]
         return _mask(result, validation.no_log_values)
+
+    def _module_class(self):
+        return self.module_class or module_class_of(self._task_module())
+
+    def _passed_through(self):
+        """The options of the action group in the task's arguments that the module does not take, each with
+        whether module_defaults for the group gave it (the same value there, and none for the module itself)."""
+        taken = self._module_class().taken_options()
+        merged = {}
+        for defaults in getattr(self._task, "module_defaults", None) or ():
+            merged.update(defaults)  # as ansible-core merges them: a later entry for a key replaces an earlier
+        group = merged.get(GROUP_KEY) or {}
+        group = self._templar.template(group) if group else {}
+        own = (merged.get("%s.%s" % (COLLECTION, self._task_module())) or {}) if merged else {}
+        args = self._task.args
+        return dict((name, name in group and name not in own and group[name] == args[name])
+                    for name in GROUP_OPTIONS if name in args and name not in taken)
+
+    def _stray_group_options(self):
+        """The options of the action group the task gives a module that does not take them, not through the group."""
+        return sorted(name for name, from_group in self._passed_through().items() if not from_group)
+
+    def _module_args(self):
+        """The task's arguments without the options of the action group that the module does not take: those
+        come from module_defaults for the group (_stray_group_options fails a task that gives them otherwise)."""
+        passed = self._passed_through()
+        return dict((name, value) for name, value in self._task.args.items() if name not in passed)
 
     def _task_module(self):
         """The name of the task's module in this collection: the task may name it short (collections keyword)."""
