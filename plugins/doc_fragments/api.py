@@ -170,4 +170,3 @@ options:
       - Seconds to wait. The task fails after that, with the resource's last state.
     type: int
 """
-

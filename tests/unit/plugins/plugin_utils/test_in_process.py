@@ -328,4 +328,3 @@ def test_an_option_the_module_does_not_take_given_otherwise_fails_the_task_with_
         "that do not take them only through module_defaults for the group; set them there, or leave them out of the "
         "task.")
     assert SECRET not in repr(result)
-
