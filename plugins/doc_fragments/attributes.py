@@ -29,7 +29,10 @@ attributes:
     support: full
     details: An C(async) task runs the module process, as C(ansible.builtin.async_status) expects.
   action_group:
-    description: Use C(group/planetscale.cloud.all) in C(module_defaults) to set defaults for this module.
+    description:
+      - Use C(group/planetscale.cloud.all) in C(module_defaults) to set defaults for this module.
+      - The options of the group that this module does not take (not listed here) may be set there too; the module
+        does not receive them. Given on the task itself, they fail it.
     support: full
     membership:
       - planetscale.cloud.all
@@ -58,7 +61,10 @@ attributes:
     support: full
     details: An C(async) task runs the module process, as C(ansible.builtin.async_status) expects.
   action_group:
-    description: Use C(group/planetscale.cloud.all) in C(module_defaults) to set defaults for this module.
+    description:
+      - Use C(group/planetscale.cloud.all) in C(module_defaults) to set defaults for this module.
+      - The options of the group that this module does not take (not listed here) may be set there too; the module
+        does not receive them. Given on the task itself, they fail it.
     support: full
     membership:
       - planetscale.cloud.all
