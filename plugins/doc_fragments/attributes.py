@@ -21,7 +21,7 @@ attributes:
     description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
     support: full
     details:
-      - The action plugin of the same name runs the module's logic on the controller, without a module process, when
+      - The collection's action plugin runs the module's logic on the controller, without a module process, when
         the task's connection is C(local); set the variable C(planetscale_in_process=false) to run the module instead.
       - An C(async) task, a host reached through another connection, or a controller without C(requests) runs the module.
   async:
@@ -29,7 +29,10 @@ attributes:
     support: full
     details: An C(async) task runs the module process, as C(ansible.builtin.async_status) expects.
   action_group:
-    description: Use C(group/planetscale.cloud.all) in C(module_defaults) to set defaults for this module.
+    description:
+      - Use C(group/planetscale.cloud.all) in C(module_defaults) to set defaults for this module.
+      - The options of the group that this module does not take (not listed here) may be set there too; the module
+        does not receive them. Given on the task itself, they fail it.
     support: full
     membership:
       - planetscale.cloud.all
@@ -50,7 +53,7 @@ attributes:
     description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
     support: full
     details:
-      - The action plugin of the same name runs the module's logic on the controller, without a module process, when
+      - The collection's action plugin runs the module's logic on the controller, without a module process, when
         the task's connection is C(local); set the variable C(planetscale_in_process=false) to run the module instead.
       - An C(async) task, a host reached through another connection, or a controller without C(requests) runs the module.
   async:
@@ -58,7 +61,10 @@ attributes:
     support: full
     details: An C(async) task runs the module process, as C(ansible.builtin.async_status) expects.
   action_group:
-    description: Use C(group/planetscale.cloud.all) in C(module_defaults) to set defaults for this module.
+    description:
+      - Use C(group/planetscale.cloud.all) in C(module_defaults) to set defaults for this module.
+      - The options of the group that this module does not take (not listed here) may be set there too; the module
+        does not receive them. Given on the task itself, they fail it.
     support: full
     membership:
       - planetscale.cloud.all

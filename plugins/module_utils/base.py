@@ -31,7 +31,6 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
     DEFAULT_API_URL,
     DEFAULT_AUTH_URL,
     GROUP,
-    GROUP_OPTIONS,
     ORGANIZATION,
     WAIT,
 )
@@ -151,12 +150,11 @@ class Module:
     def spec(cls):
         """The full argument spec and its constraints, as AnsibleModule's keyword arguments.
 
-        The options of the action group that the module does not take are accepted with their type
-        and no_log alone, so that module_defaults for group/planetscale.cloud.all never fails a task.
+        Only the options the module takes: the action plugin leaves out the options of the action group that
+        module_defaults for group/planetscale.cloud.all gives a module that does not take them
+        (plugins/plugin_utils/in_process.py).
         """
         options = cls.taken_options()
-        for name, option in GROUP_OPTIONS.items():
-            options.setdefault(name, dict(type=option["type"], no_log=bool(option.get("no_log"))))
         return dict(
             argument_spec=copy.deepcopy(options),
             mutually_exclusive=list(cls.mutually_exclusive),
@@ -169,21 +167,15 @@ class Module:
 
     @classmethod
     def doc_fragments(cls):
-        """The planetscale.cloud.api doc fragments the module's DOCUMENTATION extends: those of its option
-        sets, then the unused fragment of each set of the action group it does not take."""
+        """The planetscale.cloud.api doc fragments the module's DOCUMENTATION extends: those of its option sets.
+        The options of the action group it does not take are not its options (see spec())."""
         taken = cls.taken_options()
-        fragments = [option_set.fragment for option_set in cls.option_sets if option_set.fragment]
         for option_set in GROUP:
             missing = [name for name in option_set.options if name not in taken]
             if missing and len(missing) < len(option_set.options):
                 raise ValueError("%s takes part of the option set %s, not %s: take all of it or none of it." % (
                     cls.__name__, option_set.name, ", ".join(missing)))
-            if missing and not option_set.unused:
-                raise ValueError("%s does not take the option set %s, which no doc fragment documents as unused: "
-                                 "take it, or give the set an unused fragment." % (cls.__name__, option_set.name))
-            if missing:
-                fragments.append(option_set.unused)
-        return fragments
+        return [option_set.fragment for option_set in cls.option_sets if option_set.fragment]
 
     # The client -----------------------------------------------------------------------------
 

@@ -64,8 +64,6 @@ extends_documentation_fragment:
   - planetscale.cloud.api.connection
   - planetscale.cloud.api.organization
   - planetscale.cloud.api.wait
-  - planetscale.cloud.api.unused_auth_url
-  - planetscale.cloud.api.unused_oauth_client
   - planetscale.cloud.attributes.resource
 seealso:
   - module: planetscale.cloud.backup_info

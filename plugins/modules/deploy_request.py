@@ -100,8 +100,6 @@ extends_documentation_fragment:
   - planetscale.cloud.api.connection
   - planetscale.cloud.api.organization
   - planetscale.cloud.api.wait
-  - planetscale.cloud.api.unused_auth_url
-  - planetscale.cloud.api.unused_oauth_client
   - planetscale.cloud.attributes.resource
 notes:
   - Check mode predicts the states the request would reach, without writing or waiting. The diff shows the request's

@@ -46,8 +46,6 @@ extends_documentation_fragment:
   - planetscale.cloud.api
   - planetscale.cloud.api.connection
   - planetscale.cloud.api.organization
-  - planetscale.cloud.api.unused_auth_url
-  - planetscale.cloud.api.unused_oauth_client
   - planetscale.cloud.attributes.resource
 notes:
   - Every run lists the organization's members (all pages), to find the member by e-mail address and to count the

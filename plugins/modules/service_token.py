@@ -76,8 +76,6 @@ extends_documentation_fragment:
   - planetscale.cloud.api
   - planetscale.cloud.api.connection
   - planetscale.cloud.api.organization
-  - planetscale.cloud.api.unused_auth_url
-  - planetscale.cloud.api.unused_oauth_client
   - planetscale.cloud.attributes.resource
 notes:
   - The diff shows the name and the accesses of the token, never its secret.

@@ -19,9 +19,6 @@ author:
 extends_documentation_fragment:
   - planetscale.cloud.api.auth_url
   - planetscale.cloud.api.connection
-  - planetscale.cloud.api.unused_service_token
-  - planetscale.cloud.api.unused_organization
-  - planetscale.cloud.api.unused_oauth_client
   - planetscale.cloud.attributes.info
 options:
   access_token:

@@ -17,9 +17,6 @@ author:
 extends_documentation_fragment:
   - planetscale.cloud.api
   - planetscale.cloud.api.connection
-  - planetscale.cloud.api.unused_organization
-  - planetscale.cloud.api.unused_auth_url
-  - planetscale.cloud.api.unused_oauth_client
   - planetscale.cloud.attributes.info
 """
 

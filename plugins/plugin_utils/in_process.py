@@ -4,8 +4,9 @@
 """The in-process adapter: run a module's logic on the controller, without a module process.
 
 A task that runs a module pays for a new Python process and an AnsiballZ payload; the
-modules of this collection only send HTTP requests, so the action plugin of the same name
-validates the same argument spec here and calls the same logic. The result is what the
+modules of this collection only send HTTP requests, so the action plugin every module is routed
+to (meta/runtime.yml, plugin_routing: action_plugin) validates the same argument spec here and calls the
+same logic. The result is what the
 module would have returned: same validation messages and warnings, same failure shape, the
 values of no_log options masked the same way.
 
@@ -26,23 +27,31 @@ Private ansible-core APIs are used only through core_compat.
 
 from __future__ import annotations
 
+import importlib
 import os
 from contextlib import contextmanager
 
 from ansible import constants as C
 from ansible.module_utils.common.parameters import remove_values
 from ansible.module_utils.common.validation import check_type_bool
+from ansible.errors import AnsibleActionFail
 from ansible.module_utils.errors import UnsupportedError
 from ansible.plugins.action import ActionBase
+from ansible.plugins.loader import module_loader
 from ansible.release import __version__ as ANSIBLE_VERSION
 from ansible.utils.display import Display
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure, TaskContext
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import HAS_REQUESTS
+from ansible_collections.planetscale.cloud.plugins.module_utils.options import GROUP_OPTIONS
 from ansible_collections.planetscale.cloud.plugins.plugin_utils import core_compat
 from ansible_collections.planetscale.cloud.plugins.plugin_utils.sessions import worker_pool
 
 SWITCH = "planetscale_in_process"
+COLLECTION = "planetscale.cloud"
+GROUP_KEY = "group/%s.all" % COLLECTION
+STRAY = ("%s does not take %s. These options of the action group %s.all reach the modules that do not take them "
+         "only through module_defaults for the group; set them there, or leave them out of the task.")
 # Before ansible-core 2.19 a no_log task's result is hidden whole, its warnings with it. A module's warnings
 # never carry a secret, and one may be the only word of what to do (several passwords share a name), so they
 # are shown here.
@@ -52,7 +61,10 @@ display = Display()
 
 
 class InProcessAction(ActionBase):
-    """Subclasses set module_class to the module's logic class."""
+    """The action of every module of the collection (meta/runtime.yml routes each module here, action_plugin).
+
+    The module's logic class is found from the task's module (module_class_of); a subclass may set module_class.
+    """
 
     module_class = None
     TRANSFERS_FILES = False
@@ -61,7 +73,10 @@ class InProcessAction(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         task_vars = task_vars or {}
-        if self._runs_in_process(task_vars):
+        stray = self._stray_group_options()
+        if stray:
+            result.update(failed=True, msg=STRAY % (self._task.action.rpartition(".")[2], ", ".join(stray), COLLECTION))
+        elif self._runs_in_process(task_vars):
             result.update(self._in_process_result(task_vars))
         else:
             result.update(self._module_result(task_vars))
@@ -81,7 +96,7 @@ class InProcessAction(ActionBase):
     def _module_result(self, task_vars):
         """The module the ordinary way, as ansible.builtin.normal runs it, async included."""
         wrap_async = bool(self._task.async_val) and not getattr(self._connection, "has_native_async", False)
-        result = self._execute_module(task_vars=task_vars, wrap_async=wrap_async)
+        result = self._execute_module(module_args=self._module_args(), task_vars=task_vars, wrap_async=wrap_async)
         if not wrap_async:
             core_compat.remove_module_tmpdir(self)
         return result
@@ -93,7 +108,8 @@ class InProcessAction(ActionBase):
             return self._validate_and_execute(task_vars)
 
     def _validate_and_execute(self, task_vars):
-        validation = core_compat.validate_arguments(self.module_class.spec(), self._task.args)
+        module_class = self._module_class()
+        validation = core_compat.validate_arguments(module_class.spec(), self._module_args())
         ctx = TaskContext(check_mode=bool(self._task.check_mode), diff=bool(self._task.diff))
         ctx.sessions = worker_pool()  # the items of a loop share this worker's connections
         ctx.debug = display.debug
@@ -108,7 +124,7 @@ class InProcessAction(ActionBase):
             result = dict(failed=True, msg=msg)
         else:
             try:
-                result = self.module_class(validation.params, ctx).execute()
+                result = module_class(validation.params, ctx).execute()
             except ModuleFailure as failure:
                 result = dict(failure.result, failed=True, msg=failure.msg)
         if _inject_invocation(task_vars):
@@ -119,6 +135,54 @@ class InProcessAction(ActionBase):
             result["deprecations"] = [dict(d, collection_name=d.get("collection_name") or "planetscale.cloud")
                                       for d in ctx.deprecations]
         return _mask(result, validation.no_log_values)
+
+    def _module_class(self):
+        return self.module_class or module_class_of(self._task_module())
+
+    def _passed_through(self):
+        """The options of the action group in the task's arguments that the module does not take, each with
+        whether module_defaults for the group gave it (the same value there, and none for the module itself)."""
+        taken = self._module_class().taken_options()
+        merged = {}
+        for defaults in getattr(self._task, "module_defaults", None) or ():
+            merged.update(defaults)  # as ansible-core merges them: a later entry for a key replaces an earlier
+        group = merged.get(GROUP_KEY) or {}
+        group = self._templar.template(group) if group else {}
+        own = (merged.get("%s.%s" % (COLLECTION, self._task_module())) or {}) if merged else {}
+        args = self._task.args
+        return dict((name, name in group and name not in own and group[name] == args[name])
+                    for name in GROUP_OPTIONS if name in args and name not in taken)
+
+    def _stray_group_options(self):
+        """The options of the action group the task gives a module that does not take them, not through the group."""
+        return sorted(name for name, from_group in self._passed_through().items() if not from_group)
+
+    def _module_args(self):
+        """The task's arguments without the options of the action group that the module does not take: those
+        come from module_defaults for the group (_stray_group_options fails a task that gives them otherwise)."""
+        passed = self._passed_through()
+        return dict((name, value) for name, value in self._task.args.items() if name not in passed)
+
+    def _task_module(self):
+        """The name of the task's module in this collection: the task may name it short (collections keyword)."""
+        context = module_loader.find_plugin_with_context(self._task.action, collection_list=self._task.collections)
+        collection, _dot, name = (context.resolved_fqcn or "").rpartition(".")
+        if not context.resolved or collection != COLLECTION:
+            raise AnsibleActionFail("The action of %s runs only the modules of %s, not %r."
+                                    % (COLLECTION, COLLECTION, self._task.action))
+        return name
+
+
+def module_class_of(name):
+    """The logic class of the module `name`: the Module subclass its file defines that no other class there extends
+    (a file may also hold the helper classes of its resource)."""
+    module = importlib.import_module("ansible_collections.%s.plugins.modules.%s" % (COLLECTION, name))
+    defined = [value for value in vars(module).values()
+               if isinstance(value, type) and issubclass(value, Module) and value.__module__ == module.__name__]
+    leaves = [cls for cls in defined if not any(other is not cls and issubclass(other, cls) for other in defined)]
+    if len(leaves) != 1:
+        raise AnsibleActionFail("The module %s.%s must define one module class, not %d." % (COLLECTION, name, len(leaves)))
+    return leaves[0]
 
 
 def _inject_invocation(task_vars):

@@ -354,7 +354,8 @@ def test_oauth_session_keeps_its_file_when_the_answer_holds_no_token(ansible, tm
     ansible.assert_no_secret(KEPT["access_token"], KEPT["refresh_token"], "pscale_oauth_half0issued")
 
 
-# A token action that reports new tokens without a refresh token: a bug the role must survive.
+# A token action that reports new tokens without a refresh token: a bug the role must survive. It replaces the action
+# every module runs through (meta/runtime.yml routes them to in_process); the role runs only the token module.
 BROKEN_TOKEN_ACTION = """
 from ansible.plugins.action import ActionBase
 
@@ -388,7 +389,7 @@ def test_oauth_session_never_writes_an_incomplete_token_whatever_the_module_says
     token_file = tmp_path / "token.json"
     token_file.write_text(json.dumps(KEPT))
     kept = token_file.read_text()
-    collections = collection_with(tmp_path, "plugins/action/token.py", BROKEN_TOKEN_ACTION)
+    collections = collection_with(tmp_path, "plugins/action/in_process.py", BROKEN_TOKEN_ACTION)
     play = role_play(tmp_path, "oauth_session", dict(oauth_session_token_file=str(token_file)))
     ansible.run(play, oauth_only=True, collections_path=collections).failed(
         "The token task reported new tokens without an access token and a refresh token; nothing was kept, and %s "

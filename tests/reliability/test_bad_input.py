@@ -69,12 +69,13 @@ VALID = {
 # tests/unit/test_suite_tables.py says what it must be given by hand (VALID, and an every-module task).
 CLASSES = module_classes()
 BASE = importlib.import_module("ansible_collections.planetscale.cloud.plugins.module_utils.base")  # (importable now)
+OPTIONS = importlib.import_module("ansible_collections.planetscale.cloud.plugins.module_utils.options")
 
 
 def _own(module, kind=None):
     """The module's own options (not the action group's), of one type."""
     options = CLASSES[module].spec()["argument_spec"]
-    return tuple(name for name, option in options.items() if name not in BASE.GROUP_OPTIONS
+    return tuple(name for name, option in options.items() if name not in OPTIONS.GROUP_OPTIONS
                  and (kind is None or option["type"] == kind))
 
 

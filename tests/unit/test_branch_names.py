@@ -5,13 +5,13 @@ sentence the branch module gives, before any request: the platform refuses other
 
 from __future__ import annotations
 
-import importlib
 import os
 
 import pytest
 from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.plugin_utils.in_process import module_class_of
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULES = sorted(f[:-3] for f in os.listdir(os.path.join(ROOT, "plugins", "modules"))
@@ -24,7 +24,7 @@ SENTENCE = ("%s must be a branch name the platform accepts: 1 to 63 characters, 
 
 
 def module_class(name):
-    return importlib.import_module("ansible_collections.planetscale.cloud.plugins.action." + name).ActionModule.module_class
+    return module_class_of(name)
 
 
 def branch_options(name):

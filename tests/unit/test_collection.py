@@ -1,34 +1,54 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Collection-wide invariants: the action group and the action plugins (the options: test_option_sets.py)."""
+"""Collection-wide invariants: the action group and the action plugin (the options: test_option_sets.py)."""
 
 from __future__ import annotations
 
 import importlib
 import os
+from unittest import mock
 
 import pytest
 import yaml
 
-from ansible_collections.planetscale.cloud.plugins.plugin_utils.in_process import InProcessAction
+from ansible_collections.planetscale.cloud.plugins.action.in_process import ActionModule
+from ansible_collections.planetscale.cloud.plugins.plugin_utils.in_process import InProcessAction, module_class_of
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULES = sorted(f[:-3] for f in os.listdir(os.path.join(ROOT, "plugins", "modules"))
                  if f.endswith(".py") and not f.startswith("_"))
 
 
-def test_action_group_all_lists_exactly_the_modules():
+def _runtime():
     with open(os.path.join(ROOT, "meta", "runtime.yml")) as handle:
-        runtime = yaml.safe_load(handle)
-    assert sorted(runtime["action_groups"]["all"]) == MODULES
+        return yaml.safe_load(handle)
+
+
+def test_action_group_all_lists_exactly_the_modules():
+    assert sorted(_runtime()["action_groups"]["all"]) == MODULES
+
+
+def test_every_module_is_routed_to_the_one_action_plugin():
+    """A module without its entry would run as a module process only, never in-process."""
+    routed = _runtime()["plugin_routing"]["modules"]
+    assert sorted(routed) == MODULES
+    assert all(entry == dict(action_plugin="planetscale.cloud.in_process") for entry in routed.values())
+    assert issubclass(ActionModule, InProcessAction) and ActionModule.module_class is None
+
+
+def test_the_action_plugin_is_the_only_one():
+    """Per-module action plugins would not run (the routing wins): the one plugin serves every module."""
+    folder = os.path.join(ROOT, "plugins", "action")
+    assert sorted(f for f in os.listdir(folder) if f.endswith(".py")) == ["in_process.py"]
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_every_module_has_an_in_process_action_of_the_same_name(name):
-    action = importlib.import_module("ansible_collections.planetscale.cloud.plugins.action." + name).ActionModule
+def test_the_action_plugin_runs_the_class_the_module_runs(name):
+    """module_class_of finds, in the module's file, the class its main() gives run_module."""
     module = importlib.import_module("ansible_collections.planetscale.cloud.plugins.modules." + name)
-    assert issubclass(action, InProcessAction)
-    assert getattr(module, action.module_class.__name__) is action.module_class
+    with mock.patch.object(module, "run_module") as run_module:
+        module.main()
+    assert module_class_of(name) is run_module.call_args.args[0]
 
 
 def test_the_user_agent_names_the_version_in_galaxy_yml():

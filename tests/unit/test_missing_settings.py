@@ -15,7 +15,7 @@ from unittest import mock
 import pytest
 from ansible.module_utils import basic
 
-from ansible_collections.planetscale.cloud.plugins.action.database_info import ActionModule
+from ansible_collections.planetscale.cloud.plugins.action.in_process import ActionModule
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.modules.database_info import DatabaseInfo
 
@@ -51,7 +51,8 @@ def module_process(args):
 def in_process(args):
     """database_info as its action plugin runs it on the controller."""
     action = ActionModule.__new__(ActionModule)
-    action._task = SimpleNamespace(args=dict(args), check_mode=False, diff=False, action="database_info", async_val=0)
+    action._task = SimpleNamespace(args=dict(args), check_mode=False, diff=False, action="planetscale.cloud.database_info",
+                                   collections=[], async_val=0)
     action._compute_environment_string = lambda raw_environment_out: None
     return action._in_process_result({})
 

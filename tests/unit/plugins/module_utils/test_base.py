@@ -235,11 +235,11 @@ def test_task_context_forwards_warnings_and_deprecations():
     assert seen == ["w", ("d", "2.0.0")]
 
 
-def test_module_without_organization_accepts_it_unused_and_unrequired():
+def test_module_without_organization_has_no_organization_option():
     class NoOrg(Module):
         option_sets = (CREDENTIALS, CONNECTION)
 
-    assert NoOrg.spec()["argument_spec"]["organization"] == {"type": "str", "no_log": False}
+    assert "organization" not in NoOrg.spec()["argument_spec"]
 
 
 # A boolean given for an integer option -------------------------------------------------------------

@@ -187,7 +187,7 @@ def test_the_module_path_wraps_async_as_the_normal_action_does(monkeypatch, nati
     action = make_action(async_val=10)
     action._connection = SimpleNamespace(transport="local", has_native_async=native_async)
     calls = []
-    action._execute_module = lambda task_vars, wrap_async: calls.append(wrap_async) or dict(ok=1)
+    action._execute_module = lambda module_args, task_vars, wrap_async: calls.append(wrap_async) or dict(ok=1)
     monkeypatch.setattr(in_process.core_compat, "remove_module_tmpdir", lambda a: calls.append("removed"))
     assert action._module_result({}) == dict(ok=1)
     assert calls == calls_made  # a wrapped async run leaves its temporary directory to async_status
@@ -196,7 +196,7 @@ def test_the_module_path_wraps_async_as_the_normal_action_does(monkeypatch, nati
 def test_the_module_path_removes_its_temporary_directory(monkeypatch):
     action = make_action()
     calls = []
-    action._execute_module = lambda task_vars, wrap_async: calls.append(wrap_async) or dict(ok=1)
+    action._execute_module = lambda module_args, task_vars, wrap_async: calls.append(wrap_async) or dict(ok=1)
     monkeypatch.setattr(in_process.core_compat, "remove_module_tmpdir", lambda a: calls.append("removed"))
     action._module_result({})
     assert calls == [False, "removed"]
@@ -233,3 +233,98 @@ def test_a_no_log_task_shows_its_warnings_where_ansible_core_would_hide_them(mon
     result = action.run(task_vars={})
     assert result["warnings"] == ["2 passwords are named 'app': set id."]
     assert displayed == (result["warnings"] if shown else [])
+
+
+# The one action plugin: the module from the task ---------------------------------------------------
+
+def routed_action(action, collections=None):
+    """The action plugin every module is routed to (meta/runtime.yml), for a task naming `action`."""
+    routed = make_action()
+    routed.module_class = None  # the instance finds it, as planetscale.cloud.in_process does
+    routed._task.action, routed._task.collections = action, collections
+    return routed
+
+
+@pytest.mark.parametrize("action, collections", [
+    ("planetscale.cloud.user_info", None),
+    ("user_info", ["planetscale.cloud"]),  # the short name through the play's collections keyword
+])
+def test_the_routed_action_runs_the_module_the_task_names(action, collections):
+    from ansible_collections.planetscale.cloud.plugins.modules.user_info import UserInfo
+
+    assert routed_action(action, collections)._task_module() == "user_info"
+    assert in_process.module_class_of("user_info") is UserInfo
+
+
+def test_the_routed_action_refuses_a_module_of_another_collection():
+    with pytest.raises(in_process.AnsibleActionFail, match="runs only the modules of planetscale.cloud, not 'ping'"):
+        routed_action("ping")._task_module()
+
+
+def test_a_module_file_whose_class_is_ambiguous_is_an_error_not_a_guess(monkeypatch):
+    module = SimpleNamespace(__name__="fake", One=type("One", (Module,), {"__module__": "fake"}),
+                             Two=type("Two", (Module,), {"__module__": "fake"}))
+    monkeypatch.setattr(in_process.importlib, "import_module", lambda name: module)
+    with pytest.raises(in_process.AnsibleActionFail, match="must define one module class, not 2"):
+        in_process.module_class_of("fake")
+
+
+# The action group's options a module does not take ---------------------------------------------------
+
+GROUP_DEFAULTS = {"group/planetscale.cloud.all": dict(client_id="app-id", client_secret=SECRET, api_timeout=7)}
+
+
+def grouped_action(args, module_defaults=None, templated=lambda value: value):
+    """Probe (CONNECTION only, no OAuth client) with the task's arguments as ansible-core merged them: the module
+    defaults for the group first, the task's own arguments over them."""
+    action = make_action(args)
+    action._task.module_defaults = module_defaults if module_defaults is not None else [GROUP_DEFAULTS]
+    action._task.action = "planetscale.cloud.probe"
+    action._templar = SimpleNamespace(template=templated)
+    action._task_module = lambda: "probe"
+    return action
+
+
+def test_module_defaults_for_the_group_reach_a_module_without_the_options_it_does_not_take():
+    args = dict(client_id="app-id", client_secret=SECRET, api_timeout=7, value="v")
+    action = grouped_action(args)
+    assert action._stray_group_options() == []
+    assert action._module_args() == dict(api_timeout=7, value="v")  # api_timeout: Probe takes CONNECTION
+    result = action._in_process_result({})
+    assert "failed" not in result and result["value"] == "v"
+    assert SECRET not in repr(result)
+
+
+def test_the_module_process_gets_the_same_arguments(monkeypatch):
+    action = grouped_action(dict(client_id="app-id", client_secret=SECRET, value="v"))
+    monkeypatch.setattr(in_process.core_compat, "remove_module_tmpdir", lambda a: None)
+    seen = []
+    action._execute_module = lambda module_args, task_vars, wrap_async: seen.append(module_args) or dict(ok=1)
+    action._module_result({})
+    assert seen == [dict(value="v")]
+
+
+def test_the_group_s_values_are_compared_templated():
+    action = grouped_action(dict(client_id="app-id"), [{"group/planetscale.cloud.all": dict(client_id="{{ id }}")}],
+                            templated=lambda value: dict((k, "app-id") for k in value))
+    assert action._stray_group_options() == [] and action._module_args() == {}
+
+
+@pytest.mark.parametrize("args, module_defaults", [
+    (dict(client_id="app-id"), []),  # in the task, no module_defaults
+    (dict(client_id="mine", client_secret=SECRET), [GROUP_DEFAULTS]),  # the task's own value over the group's
+    (dict(client_id="app-id"), [GROUP_DEFAULTS, {"planetscale.cloud.probe": dict(client_id="app-id")}]),
+    (dict(client_id="app-id"), [GROUP_DEFAULTS, {"group/planetscale.cloud.all": dict(api_timeout=7)}]),  # replaced
+])
+def test_an_option_the_module_does_not_take_given_otherwise_fails_the_task_with_a_sentence(args, module_defaults,
+                                                                                           monkeypatch):
+    action = grouped_action(args, module_defaults)
+    action._runs_in_process = lambda task_vars: pytest.fail("the task must fail before it runs")
+    monkeypatch.setattr(ActionBase, "run", lambda self, tmp=None, task_vars=None: {})  # needs a task executor
+    result = action.run(task_vars={})
+    assert result["failed"] is True
+    assert result["msg"] == (
+        "probe does not take client_id. These options of the action group planetscale.cloud.all reach the modules "
+        "that do not take them only through module_defaults for the group; set them there, or leave them out of the "
+        "task.")
+    assert SECRET not in repr(result)
