@@ -55,8 +55,8 @@ def test_an_empty_state_list_selects_every_request(server, run):
     assert [r["id"] for r in run(state=[])["changes"]] == ["a", "b"]
 
 
-@pytest.mark.parametrize("kind, path, key, other", [("change", CHANGES, "changes", "resizes"),
-                                                      ("resize", RESIZES, "resizes", "changes")])
+@pytest.mark.parametrize("kind, path, key, other", [
+    ("change", CHANGES, "changes", "resizes"), ("resize", RESIZES, "resizes", "changes")])
 def test_kind_reads_one_list_only(server, run, kind, path, key, other):
     server.script = [page([dict(id="x", state="completed")])]
     result = run(kind=kind)
