@@ -473,7 +473,8 @@ class Capacity:
             statement = sql.SQL("ALTER DATABASE {} SET {} = {}").format(
                 sql.Identifier(name), sql.Identifier(parameter), sql.Literal(value))
             if value == spec.default:
-                statement = sql.SQL("ALTER DATABASE {} RESET {}").format(sql.Identifier(name), sql.Identifier(parameter))
+                statement = sql.SQL("ALTER DATABASE {} RESET {}").format(sql.Identifier(name),
+                                                                         sql.Identifier(parameter))
             self.data.pg(statement)
 
     def _render(self, request: RequestRecord, now: datetime) -> ChangeRequest | ResizeRequest:
