@@ -206,12 +206,11 @@ async def set_capacity(request: Request, organization: str, database: str, branc
         world.data_parameters_changed(found, asked)
         config.storage.update({k: v for k, v in (body.storage or {}).items() if k in STORAGE_DEFAULTS})
         vtgate = body.model_dump(include=set(VTGATE_KEYS), exclude_none=True)
-        config.vtgate.update(vtgate)
         for key, value in vtgate.items():
             setattr(m, key, value)
         if "vtgate_size" in vtgate:
             m.vtgate_name = vtgate["vtgate_size"]
-        return _describe(config)
+        return _describe(world.branch_config(found))
 
 
 @control.post("/databases/{organization}/{database}/read-only-regions")

@@ -199,8 +199,8 @@ class CatalogueParameter(Record):
     created_at: str
     updated_at: str
     restart: bool
-    max: float
-    min: float
+    max: int | float
+    min: int | float
     url: str
     options: list[str]
     actor: Actor
@@ -281,8 +281,8 @@ class ResizeRequest(Record):
     previous_vtgate_max_count: int
     vtgate_autoscaling: bool
     previous_vtgate_autoscaling: bool
-    vtgate_target_cpu_utilization: float
-    previous_vtgate_target_cpu_utilization: float
+    vtgate_target_cpu_utilization: int | float
+    previous_vtgate_target_cpu_utilization: int | float
     vtgate_name: str
     vtgate_display_name: str
     previous_vtgate_name: str
@@ -407,11 +407,15 @@ class Capacity:
         return self.capacity_state
 
     def branch_config(self, branch: BranchRecord) -> Config:
+        """What the branch has: its record says the cluster, the VTGates and whether it has replicas (promote and
+        demote change that); the replica count, the parameters and the storage are kept here."""
         configs = self._capacity()["configs"]
-        if branch.model.id not in configs:
-            m = branch.model
-            configs[m.id] = Config(m.cluster_name, 2 if m.has_replicas else 0, vtgate=self._vtgate_of(branch))
-        return configs[branch.model.id]
+        m = branch.model
+        config = configs.setdefault(m.id, Config(m.cluster_name, 2 if m.has_replicas else 0))
+        config.cluster, config.vtgate = m.cluster_name, self._vtgate_of(branch)
+        if m.has_replicas != (config.replicas > 0):
+            config.replicas = 2 if m.has_replicas else 0
+        return config
 
     @staticmethod
     def _vtgate_of(branch: BranchRecord) -> dict:
@@ -421,8 +425,9 @@ class Capacity:
                     vtgate_autoscaling=m.vtgate_autoscaling,
                     vtgate_target_cpu_utilization=m.vtgate_target_cpu_utilization or 0)
 
-    def _requests(self, branch: BranchRecord) -> list[RequestRecord]:
-        return self._capacity()["requests"].setdefault(branch.model.id, [])
+    def _requests(self, branch: BranchRecord, adding: bool = False) -> list[RequestRecord]:
+        requests = self._capacity()["requests"]
+        return requests.setdefault(branch.model.id, []) if adding else requests.get(branch.model.id, [])
 
     # ------------------------------------------------------------ the clock
 
@@ -441,7 +446,6 @@ class Capacity:
         after = request.after
         m = branch.model
         if request.kind == "resize":
-            config.vtgate = dict(after.vtgate)
             v = after.vtgate
             m.vtgate_size = m.vtgate_name = v["vtgate_size"]
             m.vtgate_count, m.vtgate_autoscaling = v["vtgate_count"], v["vtgate_autoscaling"]
@@ -542,7 +546,7 @@ class Capacity:
         request = RequestRecord(kind, self.new_id(), branch, user.actor(), now, s.change_step_delay, before, after,
                                 dict(asked), initial=s.change_initial_state,
                                 end_state=end_state or s.change_fail_state or "completed")
-        self._requests(branch).insert(0, request)  # newest first
+        self._requests(branch, adding=True).insert(0, request)  # newest first
         return request
 
     def _postgres(self, org: OrgRecord, database: str, name: str, what: str) -> BranchRecord:

@@ -390,3 +390,17 @@ def test_a_reset_takes_the_parameters_back(api, client):
     client.post("/_emulator/reset")
     fresh = type(api)(client)
     assert show(fresh, "statement_timeout") == ["0"]
+
+
+def test_the_replica_count_follows_promote_and_the_numbers_stay_integers(api):
+    ok(api.post(f"{PG_DB}/branches", json={"name": "dev", "parent_branch": "main"}), 201)
+    api.advance(settings(api)["ready_delay"])
+    assert ok(api.control("GET", "/branches/acme/pgapp/dev/capacity"))["replicas"] == 0
+    ok(api.post(f"{PG_DB}/branches/dev/promote"))
+    assert ok(api.control("GET", "/branches/acme/pgapp/dev/capacity"))["replicas"] == 2
+    work_mem = parameter(api, "work_mem", f"{PG_DB}/branches/dev")
+    assert isinstance(work_mem["min"], int) and isinstance(work_mem["max"], int)
+    settings(api, change_step_delay=0)
+    resize = ok(api.call("PUT", RESIZES, json={"vtgate_autoscaling": True, "vtgate_max_count": 4,
+                                               "vtgate_target_cpu_utilization": 70}))
+    assert isinstance(resize["vtgate_target_cpu_utilization"], int)
