@@ -549,17 +549,17 @@ class Capacity:
         self._requests(branch, adding=True).insert(0, request)  # newest first
         return request
 
-    def _postgres(self, org: OrgRecord, database: str, name: str, what: str) -> BranchRecord:
+    def _postgres(self, org: OrgRecord, database: str, name: str, what: str, write: bool = False) -> BranchRecord:
         branch = self.find_branch(org, database, name)
         if branch.model.kind != "postgresql":
             raise unprocessable(f"{what} are for PostgreSQL branches: {name!r} is a MySQL branch")
-        return branch
+        return self._ready_branch(org, database, name, "be resized") if write else branch
 
     def _mysql(self, org: OrgRecord, database: str, name: str, what: str) -> BranchRecord:
         branch = self.find_branch(org, database, name)
         if branch.model.kind != "mysql":
             raise unprocessable(f"{what} is for MySQL branches: {name!r} is a PostgreSQL branch")
-        return branch
+        return self._ready_branch(org, database, name, "be resized")
 
     @staticmethod
     def _check_size(engine: str, size: str) -> None:
@@ -598,7 +598,7 @@ class Capacity:
     @locked
     def request_change(self, org: OrgRecord, database: str, name: str, body: ChangeBody, user: User,
                        end_state: str | None = None) -> ChangeRequest | None:
-        branch = self._postgres(org, database, name, "Change requests")
+        branch = self._postgres(org, database, name, "Change requests", write=True)
         pending, base = self._target(branch, "change")
         after, asked = self._change_config(branch, body, base)
         request = self._submit(branch, "change", pending, after, asked, user, end_state)

@@ -404,3 +404,14 @@ def test_the_replica_count_follows_promote_and_the_numbers_stay_integers(api):
     resize = ok(api.call("PUT", RESIZES, json={"vtgate_autoscaling": True, "vtgate_max_count": 4,
                                                "vtgate_target_cpu_utilization": 70}))
     assert isinstance(resize["vtgate_target_cpu_utilization"], int)
+
+
+def test_a_branch_that_is_not_ready_cannot_be_resized(api):
+    settings(api, ready_delay=30)
+    ok(api.post(f"{PG_DB}/branches", json={"name": "young", "parent_branch": "main"}), 201)
+    ok(api.post(f"{DB}/branches", json={"name": "young", "parent_branch": "main"}), 201)
+    assert "not ready" in error_of(api.patch(f"{PG_DB}/branches/young/changes", json={"replicas": 2}))
+    assert "not ready" in error_of(api.patch(f"{DB}/branches/young/cluster", json={"cluster_size": "PS_80"}))
+    assert "not ready" in error_of(api.call("PUT", f"{DB}/branches/young/resizes", json={"vtgate_count": 3}))
+    api.advance(30)
+    assert ok(api.patch(f"{PG_DB}/branches/young/changes", json={"replicas": 2}))["state"] == "pending"
