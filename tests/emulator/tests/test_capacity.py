@@ -415,3 +415,12 @@ def test_a_branch_that_is_not_ready_cannot_be_resized(api):
     assert "not ready" in error_of(api.call("PUT", f"{DB}/branches/young/resizes", json={"vtgate_count": 3}))
     api.advance(30)
     assert ok(api.patch(f"{PG_DB}/branches/young/changes", json={"replicas": 2}))["state"] == "pending"
+
+
+def test_lean_shapes_of_capacity_answers(api):
+    settings(api, lean=True, change_step_delay=0)
+    made = change(api, replicas=3)
+    assert made["type"] == "BranchChangeRequest"
+    assert set(ok(api.get(CHANGES))) == {"data"}
+    assert ok(api.get(f"{DB}/read-only-regions"))["data"][0]["region"]["type"] == "Region"
+    assert ok(api.get(f"{PG}/parameters"))[0]["type"] == "ClusterParameter"
