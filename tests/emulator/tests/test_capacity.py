@@ -424,3 +424,17 @@ def test_lean_shapes_of_capacity_answers(api):
     assert set(ok(api.get(CHANGES))) == {"data"}
     assert ok(api.get(f"{DB}/read-only-regions"))["data"][0]["region"]["type"] == "Region"
     assert ok(api.get(f"{PG}/parameters"))[0]["type"] == "ClusterParameter"
+
+
+def test_a_lost_answer_asked_again_makes_no_second_request(api):
+    settings(api, change_step_delay=5)
+    ok(api.control("POST", "/faults", json={"rules": [{"method": "PATCH", "path": "/changes$", "status": 502,
+                                                       "times": 1, "after_commit": True}]}))
+    assert api.patch(CHANGES, json={"replicas": 4}).status_code == 502
+    again = change(api, replicas=4)  # the retry finds the pending request: the same one, unchanged
+    assert [c["id"] for c in ok(api.get(CHANGES))["data"]] == [again["id"]]
+    ok(api.control("POST", "/faults", json={"rules": [{"method": "PUT", "path": "/resizes$", "status": 504,
+                                                       "times": 1, "after_commit": True}]}))
+    assert api.call("PUT", RESIZES, json={"vtgate_count": 4}).status_code == 504
+    resize = ok(api.call("PUT", RESIZES, json={"vtgate_count": 4}))
+    assert [r["id"] for r in ok(api.get(RESIZES))["data"]] == [resize["id"]]
