@@ -435,7 +435,7 @@ class Capacity:
         """Apply every request of the database's branches that has completed by now (called when it is read)."""
         now = self.now()
         for branch in db.branches.values():
-            for request in self._requests(branch):
+            for request in reversed(self._requests(branch)):  # oldest first
                 state, _, ended = request.state(now)
                 if state == "completed" and not request.applied:
                     request.applied = True

@@ -415,3 +415,26 @@ def test_a_branch_that_is_not_ready_cannot_be_resized(api):
     assert "not ready" in error_of(api.call("PUT", f"{DB}/branches/young/resizes", json={"vtgate_count": 3}))
     api.advance(30)
     assert ok(api.patch(f"{PG_DB}/branches/young/changes", json={"replicas": 2}))["state"] == "pending"
+
+
+def test_lean_shapes_of_capacity_answers(api):
+    settings(api, lean=True, change_step_delay=0)
+    made = change(api, replicas=3)
+    assert made["type"] == "BranchChangeRequest"
+    assert set(ok(api.get(CHANGES))) == {"data"}
+    assert ok(api.get(f"{DB}/read-only-regions"))["data"][0]["region"]["type"] == "Region"
+    assert ok(api.get(f"{PG}/parameters"))[0]["type"] == "ClusterParameter"
+
+
+def test_a_lost_answer_asked_again_makes_no_second_request(api):
+    settings(api, change_step_delay=5)
+    ok(api.control("POST", "/faults", json={"rules": [{"method": "PATCH", "path": "/changes$", "status": 502,
+                                                       "times": 1, "after_commit": True}]}))
+    assert api.patch(CHANGES, json={"replicas": 4}).status_code == 502
+    again = change(api, replicas=4)  # the retry finds the pending request: the same one, unchanged
+    assert [c["id"] for c in ok(api.get(CHANGES))["data"]] == [again["id"]]
+    ok(api.control("POST", "/faults", json={"rules": [{"method": "PUT", "path": "/resizes$", "status": 504,
+                                                       "times": 1, "after_commit": True}]}))
+    assert api.call("PUT", RESIZES, json={"vtgate_count": 4}).status_code == 504
+    resize = ok(api.call("PUT", RESIZES, json={"vtgate_count": 4}))
+    assert [r["id"] for r in ok(api.get(RESIZES))["data"]] == [resize["id"]]
