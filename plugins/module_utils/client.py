@@ -53,7 +53,7 @@ else:
         urllib3_exceptions.ConnectTimeoutError, getattr(urllib3_exceptions, "NameResolutionError", None),
         ConnectionRefusedError, socket.gaierror) if kind is not None)
 
-COLLECTION_VERSION = "0.2.0"  # galaxy.yml is the source; tests/unit/test_collection.py keeps them equal
+COLLECTION_VERSION = "0.3.0"  # galaxy.yml is the source; tests/unit/test_collection.py keeps them equal
 USER_AGENT = "planetscale.cloud/%s (Ansible collection)" % COLLECTION_VERSION
 
 TRANSIENT_STATUSES = frozenset((429, 502, 503, 504))

@@ -34,6 +34,7 @@ from harness import FQCN, MODULES, ORG_MODULES, module_classes, module_defaults,
 VALID = {
     "branch": dict(database="app", name="bad-input", parent_branch="main", wait=False),
     "branch_info": dict(database="app"),
+    "branch_change_info": dict(database="app", branch="main"),
     "branch_schema_info": dict(database="app", branch="main"),
     "deploy_request": dict(database="app", branch="bad-input", into_branch="main", wait=False),
     "deploy_request_info": dict(database="app"),
@@ -49,8 +50,11 @@ VALID = {
     "password_info": dict(database="app", branch="main"),
     "postgres_role": dict(database="pgapp", branch="main", name="bad-input"),
     "postgres_role_info": dict(database="pgapp", branch="main"),
+    "postgres_parameter_info": dict(database="pgapp", branch="main"),
+    "postgres_extension_info": dict(database="pgapp", branch="main"),
     "query_pattern_info": dict(database="app", branch="main"),
     "region_info": dict(database="app"),
+    "read_only_region_info": dict(database="app"),
     "team": dict(name="Bad Input"),
     "team_info": dict(),
     "team_member_info": dict(team="engineering"),
@@ -97,7 +101,8 @@ CHOICES = dict((module, tuple(name for name in _own(module) if CLASSES[module].s
 PATHS = dict((module, tuple(CLASSES[module].path_options)) for module in MODULES)
 # Options that must not be blank: the resource modules' names, and the name filters of info modules that check
 # them (by hand, and optional: a module without an entry only goes without these cases).
-NAME_FILTERS = dict(password_info=("name",), postgres_role_info=("name",))
+NAME_FILTERS = dict(password_info=("name",), postgres_role_info=("name",), postgres_parameter_info=("name",),
+                    postgres_extension_info=("name",))
 NAMES = dict((module, tuple(getattr(CLASSES[module], "names", ())) + NAME_FILTERS.get(module, ()))
              for module in MODULES)
 NEGATIVE = INTS  # every integer option has a lower bound: 0, or 1 for limit
@@ -386,7 +391,12 @@ ENDPOINTS = (
     "/v1/organizations/{}/service-tokens", "/v1/organizations/{}/service-tokens/{}",
     "/v1/organizations/{}/service-tokens/{}/access", "/v1/organizations/{}/members/{}",
     "/v1/organizations/{}/databases/{}/branches/{}/roles", "/v1/organizations/{}/databases/{}/branches/{}/roles/{}",
-    "/v1/organizations/{}/databases/{}/branches/{}/roles/default")
+    "/v1/organizations/{}/databases/{}/branches/{}/roles/default",
+    "/v1/organizations/{}/databases/{}/branches/{}/changes", "/v1/organizations/{}/databases/{}/branches/{}/changes/{}",
+    "/v1/organizations/{}/databases/{}/branches/{}/resizes", "/v1/organizations/{}/databases/{}/branches/{}/resizes/{}",
+    "/v1/organizations/{}/databases/{}/branches/{}/parameters",
+    "/v1/organizations/{}/databases/{}/branches/{}/extensions",
+    "/v1/organizations/{}/databases/{}/read-only-regions")
 PATTERNS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]+") + "$") for template in ENDPOINTS]
 # The fixed segments of the endpoints' paths (every other segment of a request's path is a value of a case)
 WORDS = set(segment for template in ENDPOINTS for segment in template.split("/") if segment and segment != "{}")
