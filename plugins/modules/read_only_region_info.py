@@ -34,8 +34,6 @@ extends_documentation_fragment:
   - planetscale.cloud.api
   - planetscale.cloud.api.connection
   - planetscale.cloud.api.organization
-  - planetscale.cloud.api.unused_auth_url
-  - planetscale.cloud.api.unused_oauth_client
   - planetscale.cloud.attributes.info
 seealso:
   - module: planetscale.cloud.region_info
