@@ -11,11 +11,6 @@ from __future__ import annotations
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.errors import ApiError, json_kind
 
-# The states of a change request and of a VTGate resize request (queued or pending -> resizing -> completed, or
-# canceled).
-REQUEST_STATES = ("queued", "pending", "resizing", "canceled", "completed")
-# The namespaces of a PostgreSQL parameter: Patroni's, postgresql.conf's and PgBouncer's.
-PARAMETER_NAMESPACES = ("patroni", "pgconf", "pgbouncer")
 # Answers of a catalogue endpoint after which the branch's kind is worth reading: an endpoint that a MySQL branch
 # does not have.
 NOT_FOR_THIS_BRANCH = (400, 404, 409, 422)

@@ -172,11 +172,14 @@ resizes:
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule
-from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import REQUEST_STATES, branch_path
+from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import branch_path
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 
 # The kinds of request: the result key and the endpoint of each.
 KINDS = dict(change=("changes", "changes"), resize=("resizes", "resizes"))
+# The states of a change request and of a VTGate resize request (queued or pending -> resizing -> completed, or
+# canceled).
+REQUEST_STATES = ("queued", "pending", "resizing", "canceled", "completed")
 
 
 class BranchChangeInfo(InfoModule):

@@ -156,8 +156,11 @@ parameters:
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule
 from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import (
-    PARAMETER_NAMESPACES, blank_names, postgres_catalogue, selected)
+    blank_names, postgres_catalogue, selected)
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
+
+# The namespaces of a PostgreSQL parameter: Patroni's, postgresql.conf's and PgBouncer's.
+PARAMETER_NAMESPACES = ("patroni", "pgconf", "pgbouncer")
 
 
 class PostgresParameterInfo(InfoModule):
