@@ -195,6 +195,7 @@ class DataPlane:
             if name in keep_databases:
                 if roles:
                     self.pg(owned, database=name)
+                self.pg(sql.SQL("ALTER DATABASE {} RESET ALL").format(sql.Identifier(name)))  # parameters set
                 self.reused.add(name)
             else:
                 self.pg(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))

@@ -214,7 +214,7 @@ class Branch(Record):
     mysql_edge_address: str
     state: Literal["pending", "sleep_in_progress", "sleeping", "awakening", "ready"] = "pending"
     direct_vtgate: bool = False
-    vtgate_size: str = "PS_10"
+    vtgate_size: str = "VTG_5"  # the platform's VTGate sizes: VTG_5, VTG_10... (capacity.py)
     vtgate_name: str | None = None
     vtgate_count: int = 1
     vtgate_autoscaling: bool = False

@@ -122,6 +122,12 @@ class Settings(BaseModel):
     backup_fail_state: Literal["failed", "canceled"] | None = Field(
         None, description="backups created while set end in this state instead of success; null: they succeed"
     )
+    change_step_delay: float = Field(
+        1.0, ge=0, description="seconds a new change or resize request stays pending, then resizing (capacity.py)")
+    change_initial_state: Literal["pending", "queued"] = Field(
+        "pending", description="the state a new change or resize request starts in")
+    change_fail_state: Literal["canceled"] | None = Field(
+        None, description="change and resize requests asked while set end canceled instead of completed")
     multiple_admins_required_for_deletion: bool = Field(
         False, description="deleting a database needs two administrators: the first DELETE opens a deletion request"
     )

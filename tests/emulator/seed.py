@@ -99,6 +99,7 @@ def _seed(world: World) -> None:
         user.directory_managed = user.managed = user.sso = True
     idp = next(iter(sso.members.values())).user
     postgres = _seed_postgres(world, org, admin, now)
+    read_only = world.add_read_only_region(org, db, "eu-west", admin)  # its id drawn from no generator
     world.description = {
         "organization": ORGANIZATION,
         "database": DATABASE,
@@ -122,6 +123,7 @@ def _seed(world: World) -> None:
         "backups": {"policy": policy.id, "main": backups},
         "idp_managed_member": {"id": idp.id, "email": idp.email},
         "postgres": postgres,
+        "read_only_regions": {DATABASE: [read_only.region.slug]},
     }
 
 

@@ -40,6 +40,7 @@ from .models import (
 )
 from .access import Access
 from .backups import Backups
+from .capacity import Capacity
 from .databases import Databases
 from .schema import SchemaHooks
 from .dataplane import DataPlaneHooks
@@ -76,7 +77,7 @@ SIGNED_URL_LIFETIME = timedelta(minutes=5)
 SSO_MANAGED = "Teams managed by single sign-on cannot be updated"
 
 
-class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backups, Roles, DataPlaneHooks,
+class World(Capacity, Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backups, Roles, DataPlaneHooks,
             SchemaHooks):
     def __init__(self, settings: Settings):
         self.lock = threading.RLock()
@@ -332,6 +333,7 @@ class World(Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backup
         if db is None:
             raise not_found("Database")
         self.settle_deploys(db)
+        self.settle_capacity(db)  # completed change and resize requests reach their branches
         return db
 
     def find_branch(self, org: OrgRecord, database: str, name: str) -> BranchRecord:

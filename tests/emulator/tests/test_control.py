@@ -183,6 +183,9 @@ def test_settings(api):
         "backup_fail_state": None,
         "multiple_admins_required_for_deletion": False,
         "webhook_public_https_only": False,
+        "change_step_delay": 1.0,
+        "change_initial_state": "pending",
+        "change_fail_state": None,
     }
     changed = api.control("POST", "/settings", json={"ready_delay": 0.5, "token_ttl": 120})
     assert changed.json()["ready_delay"] == 0.5 and changed.json()["token_ttl"] == 120
