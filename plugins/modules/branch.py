@@ -209,6 +209,8 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import r
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.branches import (
     cluster_size, is_ready, other_size, readiness, with_cluster_name)
+from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import (
+    request_label, request_path, request_waiter, running)
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
     CONNECTION, CREDENTIALS, ORGANIZATION, WAIT)
@@ -266,6 +268,254 @@ def promotion(label, production):
         failed=lambda b: "%s was deleted while waiting for it to be %s." % (
             what, "promoted" if production else "demoted") if b is None else None)
 
+# The storage settings a task sets (option -> the API's key), the VTGate settings (option -> the API's key).
+STORAGE = dict(minimum_bytes="minimum_storage_bytes", maximum_bytes="maximum_storage_bytes",
+               autoscaling="storage_autoscaling", iops="storage_iops", throughput_mibs="storage_throughput_mibs")
+VTGATE = dict((name, "vtgate_" + name) for name in ("size", "count", "max_count", "autoscaling",
+                                                    "target_cpu_utilization"))
+ENGINE_OPTIONS = dict(postgresql=("replicas", "storage", "parameters"), mysql=("vtgate",))
+ENGINES = dict(postgresql="PostgreSQL", mysql="MySQL")
+WRONG_ENGINE = "%s only for %s branches, and branch %r of database %r is a %s branch; leave %s out."
+RUNNING_ELSEWHERE = ("%s is %s, made elsewhere (%s): set wait to true to wait for it to complete first, or run the "
+                     "task again once it has.")
+
+
+def given(options):
+    """The suboptions of a dict option that a task gives (not None)."""
+    return dict((name, value) for name, value in (options or {}).items() if value is not None)
+
+
+def flat_parameters(parameters):
+    """{namespace: {name: value}} as {"namespace.name": value}; ModuleFailure for another shape."""
+    flat = {}
+    for namespace, values in (parameters or {}).items():
+        if not isinstance(values, dict) or not values or any(
+                isinstance(value, (dict, list)) or value is None for value in values.values()):
+            raise ModuleFailure("parameters must map a namespace to parameter names and their values, for example "
+                                "{pgconf: {work_mem: 8192}}; %r is not such a mapping." % namespace)
+        flat.update(("%s.%s" % (namespace, name), value) for name, value in values.items())
+    return flat
+
+
+def text(value):
+    """A parameter's value as the platform stores it (a string)."""
+    return ("true" if value else "false") if isinstance(value, bool) else str(value).strip()
+
+
+def parameter_problem(record, value):
+    """Why the platform would refuse value for a parameter record (its type, range or options), or None."""
+    kind, value = record.get("parameter_type"), text(value)
+    if record.get("immutable"):
+        return "is immutable: the platform sets it"
+    if kind == "boolean" and value.lower() not in ("true", "false", "on", "off"):
+        return "takes true or false, not %r" % value
+    if kind == "select" and record.get("options") and value not in record["options"]:
+        return "takes one of %s, not %r" % (", ".join(record["options"]), value)
+    if kind in ("integer", "float"):
+        try:
+            number = int(value) if kind == "integer" else float(value)
+        except ValueError:
+            return "takes %s, not %r" % ("an integer" if kind == "integer" else "a number", value)
+        low, high = record.get("min"), record.get("max")
+        if (low or high) and not low <= number <= high:
+            return "takes %s to %s, not %s" % (_number(low), _number(high), value)
+    return None
+
+
+def _number(value):
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def same_value(record, have, want):
+    if record.get("parameter_type") in ("integer", "float"):
+        try:
+            return float(have) == float(text(want))
+        except (TypeError, ValueError):
+            return False
+    if record.get("parameter_type") == "boolean":
+        return str(have).lower() in ("true", "on") if text(want).lower() in ("true", "on") else \
+            str(have).lower() in ("false", "off")
+    return have == text(want)
+
+
+class Capacity:
+    """The capacity a task gives for a branch (cluster_size on an existing branch, replicas, storage, parameters,
+    vtgate): checked before any write, compared with what the branch has, and changed by one change request
+    (PostgreSQL) or a cluster change and a VTGate resize (MySQL), each waited for until it completes."""
+
+    def __init__(self, module, new):
+        self.module, self.params, self.client = module, module.params, module.client
+        self.want = dict((name, self.params[name]) for name in ("cluster_size", "replicas") if self.params[name]
+                         is not None and (name != "cluster_size" or not new))
+        self.want.update((name, value) for name, value in (
+            ("storage", dict((STORAGE[k], v) for k, v in given(self.params["storage"]).items())),
+            ("parameters", flat_parameters(self.params["parameters"])),
+            ("vtgate", dict((VTGATE[k], v) for k, v in given(self.params["vtgate"]).items()))) if value)
+        self.have, self.catalogue, self.kind, self.requests, self.runs = {}, {}, None, [], None
+
+    def check(self, branch, kind):
+        """Refuse, before any write, options of the other engine, an unknown size and a parameter the branch (or
+        its parent, for a new branch) does not have or a value it does not take."""
+        self.kind = kind
+        wrong = [name for name in ENGINE_OPTIONS.get("mysql" if kind == "postgresql" else "postgresql", ())
+                 if name in self.want or self.params[name] is not None]
+        if kind in ENGINES and wrong:
+            other = "postgresql" if kind == "mysql" else "mysql"
+            raise ModuleFailure(WRONG_ENGINE % (" and ".join(wrong) + (" is" if len(wrong) == 1 else " are"),
+                                                ENGINES[other], branch, self.params["database"], ENGINES[kind],
+                                                "it" if len(wrong) == 1 else "them"))
+        if self.params["cluster_size"] is not None:
+            self.want_size(kind)
+        if "parameters" in self.want:
+            records = self.client.request("GET", self.module.url(branch, "parameters"), any_json=True)
+            records = records.get("data", []) if isinstance(records, dict) else records or []
+            self.catalogue = dict(("%s.%s" % (r.get("namespace"), r.get("name")), r) for r in records)
+            for name, value in sorted(self.want["parameters"].items()):
+                record = self.catalogue.get(name)
+                problem = "is not a parameter of the branch" if record is None else parameter_problem(record, value)
+                if problem:
+                    raise ModuleFailure("parameters: %s %s; see planetscale.cloud.postgres_parameter_info for the "
+                                        "branch's parameters and their ranges." % (name, problem))
+
+    def want_size(self, kind):
+        size = self.params["cluster_size"]
+        name = "PS_" + size.partition("_")[2] if size.startswith("SIZE_") else size
+        answer = self.client.request("GET", self.module.org_path("cluster-size-skus"),
+                                     params=dict(engine=kind or "mysql"), any_json=True)
+        skus = answer.get("data", []) if isinstance(answer, dict) else answer or []
+        names = [sku.get("name") for sku in skus if isinstance(sku, dict) and sku.get("enabled", True)]
+        if name not in names:
+            raise ModuleFailure("cluster_size %s is not a %s cluster size organization %r may use: one of %s." % (
+                size, ENGINES.get(kind, kind), self.params["organization"], ", ".join(names)))
+        if "cluster_size" in self.want:
+            self.want["cluster_size"] = name
+
+    def read(self, branch):
+        """What the branch has of what the task gives, and the running request of each kind it needs."""
+        url = self.module.url(branch["name"])
+        have = dict(cluster_size=cluster_size(branch))
+        found = {}
+        kinds = ["change"] if self.kind == "postgresql" or "cluster_size" in self.want else []
+        kinds += ["resize"] if "vtgate" in self.want else []
+        for kind in kinds:
+            for request in self.client.paginate(url + "/" + request_path(kind)):
+                found.setdefault(kind, running([request]))
+                if request.get("state") == "completed":
+                    found.setdefault(kind + "_completed", request)
+                    break
+        completed = found.get("change_completed") or {}
+        have["replicas"] = completed.get("replicas", 2 if branch.get("has_replicas") else 0)
+        have["storage"] = dict((key, completed.get(key)) for key in self.want.get("storage", ()))
+        if "parameters" in self.want:
+            records = self.client.request("GET", url + "/parameters", any_json=True)
+            records = records.get("data", []) if isinstance(records, dict) else records or []
+            self.catalogue = dict(("%s.%s" % (r.get("namespace"), r.get("name")), r) for r in records)
+            have["parameters"] = dict((name, (self.catalogue.get(name) or {}).get("value"))
+                                      for name in self.want["parameters"])
+        vtgate = dict((key, branch.get(key)) for key in VTGATE.values())
+        vtgate["vtgate_size"] = branch.get("vtgate_name") or branch.get("vtgate_size")
+        have["vtgate"] = dict((key, vtgate[key]) for key in self.want.get("vtgate", ()))
+        self.have = have
+        return dict((kind, found[kind]) for kind in ("change", "resize") if found.get(kind))
+
+    def changes(self):
+        """What differs: {option: wanted value}; storage, parameters and vtgate only the keys that differ."""
+        changes = {}
+        if "cluster_size" in self.want and other_size(self.have["cluster_size"], self.want["cluster_size"]):
+            changes["cluster_size"] = self.want["cluster_size"]
+        if "replicas" in self.want and self.have["replicas"] != self.want["replicas"]:
+            changes["replicas"] = self.want["replicas"]
+        for name in ("storage", "vtgate"):
+            differ = dict((k, v) for k, v in self.want.get(name, {}).items() if self.have[name].get(k) != v)
+            if differ:
+                changes[name] = differ
+        differ = dict((k, v) for k, v in self.want.get("parameters", {}).items()
+                      if not same_value(self.catalogue.get(k) or {}, self.have["parameters"].get(k), v))
+        if differ:
+            changes["parameters"] = differ
+        return changes
+
+    def view(self, fields):
+        """Capacity fields as the diff and the result show them: parameters nested by namespace."""
+        shown = dict(fields)
+        if "parameters" in shown:
+            nested = {}
+            for name, value in shown["parameters"].items():
+                namespace, _, parameter = name.partition(".")
+                nested.setdefault(namespace, {})[parameter] = value if value is None else text(value)
+            shown["parameters"] = nested
+        for name, keys in (("storage", STORAGE), ("vtgate", VTGATE)):
+            if name in shown:
+                shown[name] = dict((option, shown[name][key]) for option, key in keys.items() if key in shown[name])
+        return dict((name, shown[name]) for name in self.want if name in shown)
+
+    def writes(self, changes):
+        """The requests that make the changes: (kind, method, path, body)."""
+        if self.kind == "postgresql":
+            body = dict((k, v) for k, v in changes.items() if k in ("cluster_size", "replicas", "storage"))
+            if "parameters" in changes:
+                body["parameters"] = self.view(dict(parameters=changes["parameters"]))["parameters"]
+            return [("change", "PATCH", "changes", body)]
+        writes = [("change", "PATCH", "cluster", dict(cluster_size=changes["cluster_size"]))] \
+            if "cluster_size" in changes else []
+        return writes + ([("resize", "PUT", "resizes", changes["vtgate"])] if "vtgate" in changes else [])
+
+    def apply(self, branch, runs=None):
+        """Wait for a request made elsewhere, then send what differs and wait for it: (branch, changed).
+        runs: the running requests read() found, when it was called for this branch already."""
+        if self.module.created and self.module.ctx.check_mode:  # a new branch, predicted: it has what it is given
+            self.have = dict(self.want)
+            return branch, bool(self.want)
+        runs = self.read(branch) if runs is None else runs
+        for kind, request in runs.items():
+            if self.module.ctx.check_mode:
+                self.module.ctx.warn("%s is %s, made elsewhere: the prediction is against what the branch has now."
+                                     % (capital(request_label(kind, request, self.module.label())),
+                                        request.get("state")))
+            elif not self.params["wait"]:
+                raise ModuleFailure(RUNNING_ELSEWHERE % (capital(self.module.label()), "in the middle of a "
+                                                         + request_label(kind, request, "it"), request.get("state")))
+            else:
+                self.wait(kind, request, foreign=True)
+        if runs and not self.module.ctx.check_mode:
+            branch = self.module.read() or branch
+            self.read(branch)  # what the branch has once they ended
+        changes = self.changes()
+        if self.module.ctx.check_mode or not changes:
+            self.have = dict(self.have, **self.merged(changes))
+            return branch, bool(changes)
+        for kind, method, segment, body in self.writes(changes):
+            request = self.send(kind, method, "%s/%s" % (self.module.url(branch["name"]), segment), body)
+            if request is not None:
+                self.requests.append(self.wait(kind, request) if self.params["wait"] else request)
+        self.have = dict(self.have, **self.merged(changes))
+        return (self.module.read() or branch), True
+
+    def merged(self, changes):
+        return dict((k, dict(self.have[k], **v) if isinstance(v, dict) else v) for k, v in changes.items())
+
+    def send(self, kind, method, path, body):
+        """One write; after a lost answer, the request it made (the platform updates a pending one rather than make
+        a second) or, when none runs and the branch has it all, nothing: never a second request."""
+        branch_url = path.rpartition("/")[0]
+
+        def read_back(error):  # pylint: disable=unused-argument
+            request = running(self.client.paginate(branch_url + "/" + request_path(kind), limit=5))
+            if request is not None:
+                return request, True
+            found = self.module.read()
+            return (None, True) if found is not None and not self.read(found) and not self.changes() else None
+        answer = write_and_settle(lambda: self.client.request(method, path, json=body), read_back=read_back)[0]
+        if answer is None and kind == "change" and path.endswith("/cluster"):  # 204: the request is listed
+            answer = running(self.client.paginate(branch_url + "/changes", limit=5))
+        return answer
+
+    def wait(self, kind, request, foreign=False):
+        url = "%s/%s/%s" % (self.module.url(self.params["name"]), request_path(kind), request["id"])
+        return request_waiter(kind, request, self.module.label(), foreign).wait(
+            lambda: self.client.get(url, missing_ok=True), self.params["wait_timeout"], current=request,
+            changed=not foreign)
+
 
 class Branch(Resource):
     """The rules of a database branch. Create-only: parent_branch, region. Changed in place: production,
@@ -291,6 +541,14 @@ class Branch(Resource):
         production=dict(type="bool"),
         safe_migrations=dict(type="bool"),
         deletion_protected=dict(type="bool"),
+        replicas=dict(type="int"),
+        storage=dict(type="dict", options=dict(minimum_bytes=dict(type="int"), maximum_bytes=dict(type="int"),
+                                               autoscaling=dict(type="bool"), iops=dict(type="int"),
+                                               throughput_mibs=dict(type="int"))),
+        parameters=dict(type="dict"),
+        vtgate=dict(type="dict", options=dict(size=dict(type="str"), count=dict(type="int"),
+                                              max_count=dict(type="int"), autoscaling=dict(type="bool"),
+                                              target_cpu_utilization=dict(type="int"))),
         wait_timeout=dict(type="int", default=600),
     )
     required_by = dict(backup_id="cluster_size")
@@ -304,6 +562,7 @@ class Branch(Resource):
 
     branch_options = ("name",)  # with parent_branch, held to the branch-name rule (Module.branch_naming)
     database_record = None  # the database's record, once a rule needs it
+    capacity = None  # the capacity the task gives (Capacity), when it gives any
 
     def validate(self):
         super().validate()
@@ -313,6 +572,19 @@ class Branch(Resource):
                 raise ModuleFailure("state absent deletes the branch, so %s: true cannot hold; leave %s out." % (
                     contrary[0], "it" if len(contrary) == 1 else "them"))
         check_create_options(self.params["cluster_size"], self.params["restore_point"], self.params["major_version"])
+        flat_parameters(self.params["parameters"])
+        if (self.params["replicas"] or 0) < 0:
+            raise ModuleFailure("replicas must be 0 or more, not %d." % self.params["replicas"])
+
+    def present(self, resource):
+        new = resource is None
+        if (not new or self.params["parent_branch"]) and any(self.params[name] is not None for name in ("replicas", "storage", "parameters", "vtgate")) or (
+                not new and self.params["cluster_size"] is not None):
+            self.capacity = Capacity(self, new)
+            source = resource or self.client.get(self.url(self.params["parent_branch"] or self.params["name"])) or {}
+            self.capacity.check(source.get("name"), source.get("kind") or self.database_kind(source.get("name")))
+            self.capacity.runs = None if new else self.capacity.read(resource)
+        return super().present(resource)
 
     def label(self):
         return "branch %r of database %r" % (self.params["name"], self.params["database"])
@@ -324,7 +596,15 @@ class Branch(Resource):
         fields = dict(name=resource.get("name"), parent_branch=resource.get("parent_branch"),
                       region=(resource.get("region") or {}).get("slug"))
         fields.update((name, bool(resource.get(name))) for name in LIFECYCLE if self.params.get(name) is not None)
+        if self.capacity is not None:
+            fields.update(self.capacity.view(self.capacity.have))
         return fields
+
+    def result_keys(self, resource):
+        keys = dict(branch=resource)
+        if self.capacity is not None:
+            keys.update(capacity=self.capacity.view(self.capacity.have), change_requests=self.capacity.requests)
+        return keys
 
     def predict(self, resource, changes):
         if resource is not None:
@@ -442,10 +722,11 @@ class Branch(Resource):
         super().delete(resource)
 
     def after_present(self, resource, changed):
-        size, have = self.params["cluster_size"], cluster_size(resource)
-        if not self.created and other_size(have, size):
-            self.ctx.warn("%s has cluster size %s, not %s: cluster_size only shapes a new branch, so it is left as it "
-                          "is." % (capital(self.label()), have, size))
+        if self.capacity is not None:
+            if not self.ctx.check_mode and not is_ready(resource):
+                resource = self.ready(resource, changed, "be resized")
+            resource, resized = self.capacity.apply(resource, self.capacity.runs)
+            changed = changed or resized
         if not self.params["wait"] or is_ready(resource) or self.ctx.check_mode:
             return resource, changed
         branch = readiness(self.label(), "branch").wait(self.read, self.params["wait_timeout"], current=resource,
