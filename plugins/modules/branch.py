@@ -14,9 +14,18 @@ description:
   - Ensures that a branch does not exist.
   - O(parent_branch) and O(region) can only be chosen when the branch is created; a difference on an existing
     branch fails and names the field (a field the branch's record does not state is not compared).
-  - It serves MySQL and PostgreSQL databases alike. O(backup_id), O(restore_point), O(seed_data), O(major_version) and
-    O(cluster_size) only shape a new branch. The first four are never compared with an existing branch (the API does
-    not return them); an existing branch of another cluster size is left as it is, with a warning.
+  - It serves MySQL and PostgreSQL databases alike. O(backup_id), O(restore_point), O(seed_data) and O(major_version)
+    only shape a new branch, and are never compared with an existing branch (the API does not return them).
+  - It changes the capacity of a branch in place (O(cluster_size), O(replicas), O(storage), O(parameters),
+    O(vtgate)). Only the settings the task gives are compared; what differs is sent at once, in one change request
+    on a PostgreSQL branch, and as a cluster change and a VTGate resize request on a MySQL branch. The task waits
+    until each request completes (O(wait), O(wait_timeout)) and fails at once, naming the state, when one ends
+    V(canceled). A cluster size the organization does not offer for the engine, an option of the other engine, a
+    parameter the branch does not have and a value outside the range or the choices the platform lists for it fail
+    before any write, also in check mode.
+  - A change or resize request of the branch that is still running when the task starts (made elsewhere, for example
+    in the web console) is waited for first; with O(wait=false) the task fails instead and says so.
+  - A capacity change needs the branch ready; a new branch is waited for first, whatever O(wait) says.
 author:
   - planetscale.cloud contributors (@planetscale-ansible)
 options:
@@ -71,9 +80,76 @@ options:
     choices: [last_successful_backup]
   cluster_size:
     description:
-      - The cluster size of the new branch, of the form V(SIZE_10) (or the platform's spelling V(PS_10)).
+      - The cluster size of the branch, of the form V(SIZE_10) (or the platform's spelling V(PS_10)). A new branch is
+        created with it; an existing branch of another size is resized (one of the sizes the organization may use for
+        the database's engine, see M(planetscale.cloud.cluster_size_info)).
       - Required with O(backup_id).
     type: str
+  replicas:
+    description:
+      - The number of replicas of a PostgreSQL branch. What a branch has is the count of its newest completed change
+        request (a branch without one has 2 when its record says it has replicas, else 0).
+      - PostgreSQL branches only; on a MySQL branch the task fails before any write.
+    type: int
+    version_added: 0.3.0
+  storage:
+    description:
+      - The storage of a PostgreSQL branch; only the suboptions given are compared and sent. What a branch has is
+        that of its newest completed change request; a branch without one has unknown storage, so what is given is
+        sent (the platform answers that nothing changes when it has it already).
+      - PostgreSQL branches only; on a MySQL branch the task fails before any write.
+    type: dict
+    version_added: 0.3.0
+    suboptions:
+      minimum_bytes:
+        description: The smallest storage, in bytes.
+        type: int
+      maximum_bytes:
+        description: The largest storage autoscaling may grow to, in bytes.
+        type: int
+      autoscaling:
+        description: Whether the storage grows by itself.
+        type: bool
+      iops:
+        description: The IOPS of the storage (the platform takes 100 to 64000).
+        type: int
+      throughput_mibs:
+        description: The throughput of the storage, in MiB/s (the platform takes 125 to 4000).
+        type: int
+  parameters:
+    description:
+      - PostgreSQL parameters of the branch, by namespace (V(pgconf), V(patroni), V(pgbouncer)), then name, then
+        value, for example C({pgconf: {work_mem: 8192}}). Only the parameters given are compared and sent; the others
+        keep their values.
+      - Each is checked against the branch's parameters (see M(planetscale.cloud.postgres_parameter_info)) before any
+        write: a parameter the branch does not have, an immutable one, and a value outside its range or its choices
+        fail the task with a sentence.
+      - PostgreSQL branches only; on a MySQL branch the task fails before any write.
+    type: dict
+    version_added: 0.3.0
+  vtgate:
+    description:
+      - The VTGates of a MySQL branch, changed by a VTGate resize request; only the suboptions given are compared and
+        sent.
+      - MySQL branches only; on a PostgreSQL branch the task fails before any write.
+    type: dict
+    version_added: 0.3.0
+    suboptions:
+      size:
+        description: The size of each VTGate, for example V(VTG_10).
+        type: str
+      count:
+        description: The number of VTGates (the smallest number with O(vtgate.autoscaling)).
+        type: int
+      max_count:
+        description: The largest number of VTGates autoscaling may start.
+        type: int
+      autoscaling:
+        description: Whether the number of VTGates follows their load.
+        type: bool
+      target_cpu_utilization:
+        description: The CPU utilization, in percent, that autoscaling aims at.
+        type: int
   production:
     description:
       - V(true) promotes the branch to production, V(false) demotes it to development; the task waits until the
@@ -92,11 +168,14 @@ options:
       - Protect the branch from deletion (V(true)) or lift the protection. See O(state) for V(false) with V(absent).
     type: bool
   wait:
-    description: Wait until the branch is ready to serve queries, polling with growing intervals.
+    description:
+      - Wait until the branch is ready to serve queries, polling with growing intervals.
+      - Wait until each change or resize request the task makes completes. V(false) returns the requests as they
+        are (RV(change_requests)), and refuses to start while a request made elsewhere is running.
   wait_timeout:
     description:
-      - Seconds to wait for the branch to be ready, and for a promotion or demotion to be done. The task fails after
-        that, with the branch's last state.
+      - Seconds to wait for the branch to be ready, for a promotion or demotion to be done, and for each change or
+        resize request to complete. The task fails after that, with the last state.
     default: 600
 extends_documentation_fragment:
   - planetscale.cloud.api
@@ -145,6 +224,26 @@ EXAMPLES = r"""
     production: true
     safe_migrations: true
     deletion_protected: true
+
+- name: Scale a MySQL branch to a larger cluster with more VTGates, and wait until it is done
+  planetscale.cloud.branch:
+    organization: acme
+    database: app
+    name: main
+    cluster_size: PS_20
+    vtgate:
+      size: VTG_10
+      count: 2
+
+- name: Give a PostgreSQL branch two replicas and more memory for sorts, in one change request
+  planetscale.cloud.branch:
+    organization: acme
+    database: pgapp
+    name: main
+    replicas: 2
+    parameters:
+      pgconf:
+        work_mem: 8192
 
 - name: Delete the preview branch
   planetscale.cloud.branch:
@@ -201,6 +300,24 @@ branch:
     html_url:
       description: The branch in the web application.
       type: str
+capacity:
+  description:
+    - The capacity settings the task gave (O(cluster_size) of an existing branch, O(replicas), O(storage),
+      O(parameters), O(vtgate)), as the branch has them after the task; in check mode, as it would have them.
+    - Parameter values are strings, as the platform keeps them.
+  returned: when the task gives any of them
+  type: dict
+  version_added: 0.3.0
+  sample: {"replicas": 2, "parameters": {"pgconf": {"work_mem": "8192"}}}
+change_requests:
+  description:
+    - The change and VTGate resize requests the task made, as last read (C(completed) when the task waited), each the
+      platform's record (C(id), C(state), the values it asks for and their C(previous_) ones). Empty when nothing
+      differed, and in check mode.
+  returned: when the task gives any capacity setting
+  type: list
+  elements: dict
+  version_added: 0.3.0
 """
 
 import re
@@ -209,7 +326,7 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import r
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.branches import (
     cluster_size, is_ready, other_size, readiness, with_cluster_name)
-from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import (
+from ansible_collections.planetscale.cloud.plugins.module_utils.change_requests import (
     request_label, request_path, request_waiter, running)
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import (

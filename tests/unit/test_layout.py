@@ -25,7 +25,9 @@ MAX_CODE_LINES = 250
 LONGER = {
     "modules/deploy_request.py": 460,  # find or create; the deploy, its cutover and revert window; each state's sentence
     "modules/token.py": 321,  # two grant endpoints (the OAuth server, the deprecated one) and a hint for each error
-    "modules/branch.py": 268,  # promote and demote, safe migrations and lint errors, deletion protection, the waits
+    # promote and demote, safe migrations and lint errors, deletion protection, the waits; and its capacity in place
+    # (issue 33): sizes and parameters checked, what it has read back, one change request, requests made elsewhere
+    "modules/branch.py": 549,
 }
 
 # Public names of plugins/module_utils that fewer than two plugins use, each with the reason it stays there. An entry
@@ -46,6 +48,9 @@ EXCEPTIONS = {
 }
 # Whole files, for the same reason: item 3 of issue 32 rewrites them (and their modules) in parallel.
 EXCEPTED_FILES = {
+    # branch_change_info (issue 33) is written in parallel and shares the states of change and resize requests and
+    # their wait; until it lands, module branch alone uses them.
+    "module_utils/change_requests.py": "branch_change_info of issue 33",
     "module_utils/passwords.py": "item 3 of issue 32",
     "module_utils/service_tokens.py": "item 3 of issue 32",
 }
