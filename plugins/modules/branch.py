@@ -118,9 +118,9 @@ options:
         type: int
   parameters:
     description:
-      - PostgreSQL parameters of the branch, by namespace (V(pgconf), V(patroni), V(pgbouncer)), then name, then
+      - "PostgreSQL parameters of the branch, by namespace (V(pgconf), V(patroni), V(pgbouncer)), then name, then
         value, for example C({pgconf: {work_mem: 8192}}). Only the parameters given are compared and sent; the others
-        keep their values.
+        keep their values."
       - Each is checked against the branch's parameters (see M(planetscale.cloud.postgres_parameter_info)) before any
         write: a parameter the branch does not have, an immutable one, and a value outside its range or its choices
         fail the task with a sentence.
