@@ -122,7 +122,7 @@ options:
         value, for example C({pgconf: {work_mem: 8192}}). Only the parameters given are compared and sent; the others
         keep their values."
       - Each is checked against the branch's parameters (see M(planetscale.cloud.postgres_parameter_info)) before any
-        write: a parameter the branch does not have, an immutable one, and a value outside its range or its choices
+        write. A parameter the branch does not have, an immutable one, and a value outside its range or its choices
         fail the task with a sentence.
       - PostgreSQL branches only; on a MySQL branch the task fails before any write.
     type: dict
