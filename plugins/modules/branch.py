@@ -385,6 +385,7 @@ def promotion(label, production):
         failed=lambda b: "%s was deleted while waiting for it to be %s." % (
             what, "promoted" if production else "demoted") if b is None else None)
 
+
 # The storage settings a task sets (option -> the API's key), the VTGate settings (option -> the API's key).
 STORAGE = dict(minimum_bytes="minimum_storage_bytes", maximum_bytes="maximum_storage_bytes",
                autoscaling="storage_autoscaling", iops="storage_iops", throughput_mibs="storage_throughput_mibs")
@@ -558,7 +559,7 @@ class Capacity:
         if "parameters" in shown:
             nested = {}
             for name, value in shown["parameters"].items():
-                namespace, _, parameter = name.partition(".")
+                namespace, parameter = name.split(".", 1)
                 nested.setdefault(namespace, {})[parameter] = value if value is None else text(value)
             shown["parameters"] = nested
         for name, keys in (("storage", STORAGE), ("vtgate", VTGATE)):

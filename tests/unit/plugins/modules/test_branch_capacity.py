@@ -62,7 +62,7 @@ class Platform:
         tail = path[len(URL) + 1:]
         if tail in self.lists:
             return 200, page(*self.lists[tail])
-        kind, _, rid = tail.partition("/")
+        rid = tail.rpartition("/")[2]
         states = self.polls.get(rid) or ["completed"]
         return 200, dict(id=rid, state=states.pop(0) if len(states) > 1 else states[0])
 
