@@ -623,7 +623,10 @@ class Capacity:
                 return request, True
             found = self.module.read()
             return (None, True) if found is not None and not self.read(found) and not self.changes() else None
-        answer = write_and_settle(lambda: self.client.request(method, path, json=body), read_back=read_back)[0]
+        # a refusal because a request is resizing: the one a lost answer made, asked again (or sent again by the
+        # transport, as PUT is) once it had started, is waited for as the answer
+        answer = write_and_settle(lambda: self.client.request(method, path, json=body), read_back=read_back,
+                                  on_conflict=read_back)[0]
         if answer is None and kind == "change" and path.endswith("/cluster"):  # 204: the request is listed
             answer = running(self.client.paginate(branch_url + "/changes", limit=5))
         return answer

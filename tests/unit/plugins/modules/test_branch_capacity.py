@@ -322,3 +322,25 @@ def test_no_warning_about_cluster_size_any_more(server, run):
     ctx = TaskContext()
     run(ctx=ctx, cluster_size="PS_10")
     assert ctx.warnings == []
+
+
+def test_a_refusal_because_the_request_it_made_is_resizing_is_waited_for(server, run, sleeps):
+    """The transport sends a PUT again after a lost answer (PUT is idempotent); if the request it made has started
+    resizing meanwhile, the platform refuses the second with 422: that request is the answer, waited for."""
+    platform = Platform(server, branch(), polls=dict(z1=["resizing", "completed"]))
+
+    def refused(request):
+        platform.lists["resizes"] = [dict(id="z1", state="resizing")]
+        return 422, dict(code="unprocessable", message="Branch 'dev' has a resize request resizing (z1): wait for "
+                                                       "it to complete before asking for another")
+    platform.write = refused
+    result = run(vtgate=dict(count=2))
+    assert [w[0] for w in writes(server)] == ["PUT"]
+    assert result["changed"] is True and result["change_requests"] == [dict(id="z1", state="completed")]
+
+
+def test_a_refusal_with_nothing_running_stands(server, run):
+    Platform(server, branch(), write=lambda request: (422, dict(code="invalid_params", message="vtgate_count: no")))
+    with pytest.raises(ModuleFailure, match="vtgate_count: no"):
+        run(vtgate=dict(count=2))
+    assert [w[0] for w in writes(server)] == ["PUT"]
