@@ -121,9 +121,9 @@ options:
       - "PostgreSQL parameters of the branch, by namespace (V(pgconf), V(patroni), V(pgbouncer)), then name, then
         value, for example C({pgconf: {work_mem: 8192}}). Only the parameters given are compared and sent; the others
         keep their values."
-      - Each is checked against the branch's parameters (see M(planetscale.cloud.postgres_parameter_info)) before any
-        write. A parameter the branch does not have, an immutable one, and a value outside its range or its choices
-        fail the task with a sentence.
+      - Each is checked against the branch's parameters (listed by C(planetscale.cloud.postgres_parameter_info))
+        before any write. A parameter the branch does not have, an immutable one, and a value outside its range or
+        its choices fail the task with a sentence.
       - PostgreSQL branches only; on a MySQL branch the task fails before any write.
     type: dict
     version_added: 0.3.0
@@ -699,8 +699,8 @@ class Branch(Resource):
 
     def present(self, resource):
         new = resource is None
-        if (not new or self.params["parent_branch"]) and any(self.params[name] is not None for name in ("replicas", "storage", "parameters", "vtgate")) or (
-                not new and self.params["cluster_size"] is not None):
+        given = [name for name in ("replicas", "storage", "parameters", "vtgate") if self.params[name] is not None]
+        if (given or not new and self.params["cluster_size"] is not None) and (not new or self.params["parent_branch"]):
             self.capacity = Capacity(self, new)
             source = resource or self.client.get(self.url(self.params["parent_branch"] or self.params["name"])) or {}
             self.capacity.check(source.get("name"), source.get("kind") or self.database_kind(source.get("name")))
