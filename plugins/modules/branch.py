@@ -602,12 +602,15 @@ class Capacity:
         if self.module.ctx.check_mode or not changes:
             self.have = dict(self.have, **self.merged(changes))
             return branch, bool(changes)
+        wrote = False
         for kind, method, segment, body in self.writes(changes):
             request = self.send(kind, method, "%s/%s" % (self.module.url(branch["name"]), segment), body)
+            wrote = wrote or request is not None or segment == "cluster"  # else 204: nothing differed after all
             if request is not None:
                 self.requests.append(self.wait(kind, request) if self.params["wait"] else request)
-        self.have = dict(self.have, **self.merged(changes))
-        return (self.module.read() or branch), True
+        if wrote:
+            self.have = dict(self.have, **self.merged(changes))
+        return (self.module.read() or branch), wrote
 
     def merged(self, changes):
         return dict((k, dict(self.have[k], **v) if isinstance(v, dict) else v) for k, v in changes.items())

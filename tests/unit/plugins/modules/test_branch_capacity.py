@@ -344,3 +344,12 @@ def test_a_refusal_with_nothing_running_stands(server, run):
     with pytest.raises(ModuleFailure, match="vtgate_count: no"):
         run(vtgate=dict(count=2))
     assert [w[0] for w in writes(server)] == ["PUT"]
+
+
+def test_storage_the_branch_has_unknown_is_sent_and_a_204_is_no_change(server, run):
+    """Without a completed change request the branch's storage is unknown: it is sent, and the platform's 204 (no
+    changes to apply) makes the task report no change."""
+    Platform(server, branch("postgresql"), write=lambda request: (204, b""))
+    result = run(storage=dict(autoscaling=True))
+    assert writes(server) == [("PATCH", "/changes", dict(storage=dict(storage_autoscaling=True)))]
+    assert result["changed"] is False and result["change_requests"] == []
