@@ -1,15 +1,21 @@
 # -*- coding: utf-8 -*-
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The capacity and configuration of a branch, as the info modules read it: its change and resize requests, the
-PostgreSQL parameters and extensions of a branch (each a bare JSON array on the platform), and the refusal of a
-branch that is not a PostgreSQL branch.
+"""The capacity and configuration of a branch: its change and resize requests (their states, the one still running,
+the wait for one), the PostgreSQL parameters and extensions of a branch (each a bare JSON array on the platform), and
+the refusal of a branch that is not a PostgreSQL branch.
+
+A change request (PATCH .../changes, PATCH .../cluster) or a VTGate resize request (PUT .../resizes) goes
+queued or pending, then resizing, then completed, or canceled. Lists of them are newest first.
 """
 
 from __future__ import annotations
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.errors import ApiError, json_kind
+
+# The states of a change request and of a VTGate resize request, running ones first.
+REQUEST_STATES = ("queued", "pending", "resizing", "canceled", "completed")
 
 # Answers of a catalogue endpoint after which the branch's kind is worth reading: an endpoint that a MySQL branch
 # does not have.
@@ -81,3 +87,12 @@ def selected(records, names=None, **equal):
     """The records whose name is one of names (None: any) and whose fields equal those given (None: any)."""
     return [record for record in records if (names is None or record.get("name") in names) and all(
         value is None or record.get(field) == value for field, value in equal.items())]
+
+
+# kind -> (the request in sentences, the path segment of the branch's list of them)
+REQUESTS = dict(change=("change request", "changes"), resize=("VTGate resize request", "resizes"))
+
+
+def request_path(kind):
+    """The path segment below a branch of its change (kind change) or resize (kind resize) requests."""
+    return REQUESTS[kind][1]

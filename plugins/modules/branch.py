@@ -14,9 +14,18 @@ description:
   - Ensures that a branch does not exist.
   - O(parent_branch) and O(region) can only be chosen when the branch is created; a difference on an existing
     branch fails and names the field (a field the branch's record does not state is not compared).
-  - It serves MySQL and PostgreSQL databases alike. O(backup_id), O(restore_point), O(seed_data), O(major_version) and
-    O(cluster_size) only shape a new branch. The first four are never compared with an existing branch (the API does
-    not return them); an existing branch of another cluster size is left as it is, with a warning.
+  - It serves MySQL and PostgreSQL databases alike. O(backup_id), O(restore_point), O(seed_data) and O(major_version)
+    only shape a new branch, and are never compared with an existing branch (the API does not return them).
+  - It changes the capacity of a branch in place (O(cluster_size), O(replicas), O(storage), O(parameters),
+    O(vtgate)). Only the settings the task gives are compared; what differs is sent at once, in one change request
+    on a PostgreSQL branch, and as a cluster change and a VTGate resize request on a MySQL branch. The task waits
+    until each request completes (O(wait), O(wait_timeout)) and fails at once, naming the state, when one ends
+    V(canceled). A cluster size the organization does not offer for the engine, an option of the other engine, a
+    parameter the branch does not have and a value outside the range or the choices the platform lists for it fail
+    before any write, also in check mode.
+  - A change or resize request of the branch that is still running when the task starts (made elsewhere, for example
+    in the web console) is waited for first; with O(wait=false) the task fails instead and says so.
+  - A capacity change needs the branch ready; a new branch is waited for first, whatever O(wait) says.
 author:
   - planetscale.cloud contributors (@planetscale-ansible)
 options:
@@ -71,9 +80,76 @@ options:
     choices: [last_successful_backup]
   cluster_size:
     description:
-      - The cluster size of the new branch, of the form V(SIZE_10) (or the platform's spelling V(PS_10)).
+      - The cluster size of the branch, of the form V(SIZE_10) (or the platform's spelling V(PS_10)). A new branch is
+        created with it; an existing branch of another size is resized (one of the sizes the organization may use for
+        the database's engine, see M(planetscale.cloud.cluster_size_info)).
       - Required with O(backup_id).
     type: str
+  replicas:
+    description:
+      - The number of replicas of a PostgreSQL branch. What a branch has is the count of its newest completed change
+        request (a branch without one has 2 when its record says it has replicas, else 0).
+      - PostgreSQL branches only; on a MySQL branch the task fails before any write.
+    type: int
+    version_added: 0.3.0
+  storage:
+    description:
+      - The storage of a PostgreSQL branch; only the suboptions given are compared and sent. What a branch has is
+        that of its newest completed change request; a branch without one has unknown storage, so what is given is
+        sent (the platform answers that nothing changes when it has it already).
+      - PostgreSQL branches only; on a MySQL branch the task fails before any write.
+    type: dict
+    version_added: 0.3.0
+    suboptions:
+      minimum_bytes:
+        description: The smallest storage, in bytes.
+        type: int
+      maximum_bytes:
+        description: The largest storage autoscaling may grow to, in bytes.
+        type: int
+      autoscaling:
+        description: Whether the storage grows by itself.
+        type: bool
+      iops:
+        description: The IOPS of the storage (the platform takes 100 to 64000).
+        type: int
+      throughput_mibs:
+        description: The throughput of the storage, in MiB/s (the platform takes 125 to 4000).
+        type: int
+  parameters:
+    description:
+      - "PostgreSQL parameters of the branch, by namespace (V(pgconf), V(patroni), V(pgbouncer)), then name, then
+        value, for example C({pgconf: {work_mem: 8192}}). Only the parameters given are compared and sent; the others
+        keep their values."
+      - Each is checked against the branch's parameters (listed by M(planetscale.cloud.postgres_parameter_info))
+        before any write. A parameter the branch does not have, an immutable one, and a value outside its range or
+        its choices fail the task with a sentence.
+      - PostgreSQL branches only; on a MySQL branch the task fails before any write.
+    type: dict
+    version_added: 0.3.0
+  vtgate:
+    description:
+      - The VTGates of a MySQL branch, changed by a VTGate resize request; only the suboptions given are compared and
+        sent.
+      - MySQL branches only; on a PostgreSQL branch the task fails before any write.
+    type: dict
+    version_added: 0.3.0
+    suboptions:
+      size:
+        description: The size of each VTGate, for example V(VTG_10).
+        type: str
+      count:
+        description: The number of VTGates (the smallest number with O(vtgate.autoscaling)).
+        type: int
+      max_count:
+        description: The largest number of VTGates autoscaling may start.
+        type: int
+      autoscaling:
+        description: Whether the number of VTGates follows their load.
+        type: bool
+      target_cpu_utilization:
+        description: The CPU utilization, in percent, that autoscaling aims at.
+        type: int
   production:
     description:
       - V(true) promotes the branch to production, V(false) demotes it to development; the task waits until the
@@ -92,11 +168,14 @@ options:
       - Protect the branch from deletion (V(true)) or lift the protection. See O(state) for V(false) with V(absent).
     type: bool
   wait:
-    description: Wait until the branch is ready to serve queries, polling with growing intervals.
+    description:
+      - Wait until the branch is ready to serve queries, polling with growing intervals.
+      - Wait until each change or resize request the task makes completes. V(false) returns the requests as they
+        are (RV(change_requests)), and refuses to start while a request made elsewhere is running.
   wait_timeout:
     description:
-      - Seconds to wait for the branch to be ready, and for a promotion or demotion to be done. The task fails after
-        that, with the branch's last state.
+      - Seconds to wait for the branch to be ready, for a promotion or demotion to be done, and for each change or
+        resize request to complete. The task fails after that, with the last state.
     default: 600
 extends_documentation_fragment:
   - planetscale.cloud.api
@@ -143,6 +222,26 @@ EXAMPLES = r"""
     production: true
     safe_migrations: true
     deletion_protected: true
+
+- name: Scale a MySQL branch to a larger cluster with more VTGates, and wait until it is done
+  planetscale.cloud.branch:
+    organization: acme
+    database: app
+    name: main
+    cluster_size: PS_20
+    vtgate:
+      size: VTG_10
+      count: 2
+
+- name: Give a PostgreSQL branch two replicas and more memory for sorts, in one change request
+  planetscale.cloud.branch:
+    organization: acme
+    database: pgapp
+    name: main
+    replicas: 2
+    parameters:
+      pgconf:
+        work_mem: 8192
 
 - name: Delete the preview branch
   planetscale.cloud.branch:
@@ -199,6 +298,24 @@ branch:
     html_url:
       description: The branch in the web application.
       type: str
+capacity:
+  description:
+    - The capacity settings the task gave (O(cluster_size) of an existing branch, O(replicas), O(storage),
+      O(parameters), O(vtgate)), as the branch has them after the task; in check mode, as it would have them.
+    - Parameter values are strings, as the platform keeps them.
+  returned: when the task gives any of them
+  type: dict
+  version_added: 0.3.0
+  sample: {"replicas": 2, "parameters": {"pgconf": {"work_mem": "8192"}}}
+change_requests:
+  description:
+    - The change and VTGate resize requests the task made, as last read (C(completed) when the task waited), each the
+      platform's record (C(id), C(state), the values it asks for and their C(previous_) ones). Empty when nothing
+      differed, and in check mode.
+  returned: when the task gives any capacity setting
+  type: list
+  elements: dict
+  version_added: 0.3.0
 """
 
 import re
@@ -207,6 +324,8 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import r
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.branches import (
     cluster_size, is_ready, other_size, readiness, with_cluster_name)
+from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import (
+    REQUEST_STATES, REQUESTS, request_path)
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
     CONNECTION, CREDENTIALS, ORGANIZATION, WAIT)
@@ -265,6 +384,292 @@ def promotion(label, production):
             what, "promoted" if production else "demoted") if b is None else None)
 
 
+# The storage settings a task sets (option -> the API's key), the VTGate settings (option -> the API's key).
+STORAGE = dict(minimum_bytes="minimum_storage_bytes", maximum_bytes="maximum_storage_bytes",
+               autoscaling="storage_autoscaling", iops="storage_iops", throughput_mibs="storage_throughput_mibs")
+VTGATE = dict((name, "vtgate_" + name) for name in ("size", "count", "max_count", "autoscaling",
+                                                    "target_cpu_utilization"))
+ENGINE_OPTIONS = dict(postgresql=("replicas", "storage", "parameters"), mysql=("vtgate",))
+ENGINES = dict(postgresql="PostgreSQL", mysql="MySQL")
+WRONG_ENGINE = "%s only for %s branches, and branch %r of database %r is a %s branch; leave %s out."
+RUNNING = REQUEST_STATES[:3]  # queued, pending, resizing
+ENDED = REQUEST_STATES[3:]  # canceled, completed
+
+
+def running(requests):
+    """The newest request of a list (newest first) that is still queued, pending or resizing, or None."""
+    return next((request for request in requests if request.get("state") in RUNNING), None)
+
+
+def request_label(kind, request, label):
+    """A request in sentences: "change request 'r1' of branch 'main' of database 'app'"."""
+    return "%s %r of %s" % (REQUESTS[kind][0], (request or {}).get("id"), label)
+
+
+def request_waiter(kind, request, label, foreign=False):
+    """The wait for a change or resize request of a branch (label) to end: completed, or, for a request this task
+    made (foreign false), a failure at once when it is canceled, naming the state. A request made elsewhere
+    (foreign) is waited for until it ends either way."""
+    what = request_label(kind, request, label)
+
+    def failed(record):
+        if record is None:
+            return "%s is gone while waiting for it to complete." % capital(what)
+        if record.get("state") == "canceled" and not foreign:
+            return ("%s ended in state 'canceled': the branch keeps what it had before; see why on the platform and "
+                    "run the task again." % capital(what))
+        return None
+    return Waiter("%s to complete" % what, done=lambda r: r.get("state") in (ENDED if foreign else ("completed",)),
+                  state=lambda r: r.get("state"), failed=failed, key="request")
+
+
+RUNNING_ELSEWHERE = ("%s is %s, made elsewhere (%s): set wait to true to wait for it to complete first, or run the "
+                     "task again once it has.")
+
+
+def given(options):
+    """The suboptions of a dict option that a task gives (not None)."""
+    return dict((name, value) for name, value in (options or {}).items() if value is not None)
+
+
+def flat_parameters(parameters):
+    """{namespace: {name: value}} as {"namespace.name": value}; ModuleFailure for another shape."""
+    flat = {}
+    for namespace, values in (parameters or {}).items():
+        if not isinstance(values, dict) or not values or any(
+                isinstance(value, (dict, list)) or value is None for value in values.values()):
+            raise ModuleFailure("parameters must map a namespace to parameter names and their values, for example "
+                                "{pgconf: {work_mem: 8192}}; %r is not such a mapping." % namespace)
+        flat.update(("%s.%s" % (namespace, name), value) for name, value in values.items())
+    return flat
+
+
+def text(value):
+    """A parameter's value as the platform stores it (a string)."""
+    return ("true" if value else "false") if isinstance(value, bool) else str(value).strip()
+
+
+def parameter_problem(record, value):
+    """Why the platform would refuse value for a parameter record (its type, range or options), or None."""
+    kind, value = record.get("parameter_type"), text(value)
+    if record.get("immutable"):
+        return "is immutable: the platform sets it"
+    if kind == "boolean" and value.lower() not in ("true", "false", "on", "off"):
+        return "takes true or false, not %r" % value
+    if kind == "select" and record.get("options") and value not in record["options"]:
+        return "takes one of %s, not %r" % (", ".join(record["options"]), value)
+    if kind in ("integer", "float"):
+        try:
+            number = int(value) if kind == "integer" else float(value)
+        except ValueError:
+            return "takes %s, not %r" % ("an integer" if kind == "integer" else "a number", value)
+        low, high = record.get("min"), record.get("max")
+        if (low or high) and not low <= number <= high:
+            return "takes %s to %s, not %s" % (_number(low), _number(high), value)
+    return None
+
+
+def _number(value):
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def same_value(record, have, want):
+    if record.get("parameter_type") in ("integer", "float"):
+        try:
+            return float(have) == float(text(want))
+        except (TypeError, ValueError):
+            return False
+    if record.get("parameter_type") == "boolean":
+        return str(have).lower() in ("true", "on") if text(want).lower() in ("true", "on") else \
+            str(have).lower() in ("false", "off")
+    return have == text(want)
+
+
+class Capacity:
+    """The capacity a task gives for a branch (cluster_size on an existing branch, replicas, storage, parameters,
+    vtgate): checked before any write, compared with what the branch has, and changed by one change request
+    (PostgreSQL) or a cluster change and a VTGate resize (MySQL), each waited for until it completes."""
+
+    def __init__(self, module, new):
+        self.module, self.params, self.client = module, module.params, module.client
+        self.want = dict((name, self.params[name]) for name in ("cluster_size", "replicas") if self.params[name]
+                         is not None and (name != "cluster_size" or not new))
+        self.want.update((name, value) for name, value in (
+            ("storage", dict((STORAGE[k], v) for k, v in given(self.params["storage"]).items())),
+            ("parameters", flat_parameters(self.params["parameters"])),
+            ("vtgate", dict((VTGATE[k], v) for k, v in given(self.params["vtgate"]).items()))) if value)
+        self.have, self.catalogue, self.kind, self.requests, self.runs = {}, {}, None, [], None
+
+    def check(self, branch, kind):
+        """Refuse, before any write, options of the other engine, an unknown size and a parameter the branch (or
+        its parent, for a new branch) does not have or a value it does not take."""
+        self.kind = kind
+        wrong = [name for name in ENGINE_OPTIONS.get("mysql" if kind == "postgresql" else "postgresql", ())
+                 if name in self.want or self.params[name] is not None]
+        if kind in ENGINES and wrong:
+            other = "postgresql" if kind == "mysql" else "mysql"
+            raise ModuleFailure(WRONG_ENGINE % (" and ".join(wrong) + (" is" if len(wrong) == 1 else " are"),
+                                                ENGINES[other], branch, self.params["database"], ENGINES[kind],
+                                                "it" if len(wrong) == 1 else "them"))
+        if self.params["cluster_size"] is not None:
+            self.want_size(kind)
+        if "parameters" in self.want:
+            records = self.client.request("GET", self.module.url(branch, "parameters"), any_json=True)
+            records = records.get("data", []) if isinstance(records, dict) else records or []
+            self.catalogue = dict(("%s.%s" % (r.get("namespace"), r.get("name")), r) for r in records)
+            for name, value in sorted(self.want["parameters"].items()):
+                record = self.catalogue.get(name)
+                problem = "is not a parameter of the branch" if record is None else parameter_problem(record, value)
+                if problem:
+                    raise ModuleFailure("parameters: %s %s; see planetscale.cloud.postgres_parameter_info for the "
+                                        "branch's parameters and their ranges." % (name, problem))
+
+    def want_size(self, kind):
+        size = self.params["cluster_size"]
+        name = "PS_" + size.partition("_")[2] if size.startswith("SIZE_") else size
+        answer = self.client.request("GET", self.module.org_path("cluster-size-skus"),
+                                     params=dict(engine=kind or "mysql"), any_json=True)
+        skus = answer.get("data", []) if isinstance(answer, dict) else answer or []
+        names = [sku.get("name") for sku in skus if isinstance(sku, dict) and sku.get("enabled", True)]
+        if name not in names:
+            raise ModuleFailure("cluster_size %s is not a %s cluster size organization %r may use: one of %s." % (
+                size, ENGINES.get(kind, kind), self.params["organization"], ", ".join(names)))
+        if "cluster_size" in self.want:
+            self.want["cluster_size"] = name
+
+    def read(self, branch):
+        """What the branch has of what the task gives, and the running request of each kind it needs."""
+        url = self.module.url(branch["name"])
+        have = dict(cluster_size=cluster_size(branch))
+        found = {}
+        kinds = ["change"] if self.kind == "postgresql" or "cluster_size" in self.want else []
+        kinds += ["resize"] if "vtgate" in self.want else []
+        for kind in kinds:
+            for request in self.client.paginate(url + "/" + request_path(kind)):
+                found.setdefault(kind, running([request]))
+                if request.get("state") == "completed":
+                    found.setdefault(kind + "_completed", request)
+                    break
+        completed = found.get("change_completed") or {}
+        have["replicas"] = completed.get("replicas", 2 if branch.get("has_replicas") else 0)
+        have["storage"] = dict((key, completed.get(key)) for key in self.want.get("storage", ()))
+        if "parameters" in self.want:
+            records = self.client.request("GET", url + "/parameters", any_json=True)
+            records = records.get("data", []) if isinstance(records, dict) else records or []
+            self.catalogue = dict(("%s.%s" % (r.get("namespace"), r.get("name")), r) for r in records)
+            have["parameters"] = dict((name, (self.catalogue.get(name) or {}).get("value"))
+                                      for name in self.want["parameters"])
+        vtgate = dict((key, branch.get(key)) for key in VTGATE.values())
+        vtgate["vtgate_size"] = branch.get("vtgate_name") or branch.get("vtgate_size")
+        have["vtgate"] = dict((key, vtgate[key]) for key in self.want.get("vtgate", ()))
+        self.have = have
+        return dict((kind, found[kind]) for kind in ("change", "resize") if found.get(kind))
+
+    def changes(self):
+        """What differs: {option: wanted value}; storage, parameters and vtgate only the keys that differ."""
+        changes = {}
+        if "cluster_size" in self.want and other_size(self.have["cluster_size"], self.want["cluster_size"]):
+            changes["cluster_size"] = self.want["cluster_size"]
+        if "replicas" in self.want and self.have["replicas"] != self.want["replicas"]:
+            changes["replicas"] = self.want["replicas"]
+        for name in ("storage", "vtgate"):
+            differ = dict((k, v) for k, v in self.want.get(name, {}).items() if self.have[name].get(k) != v)
+            if differ:
+                changes[name] = differ
+        differ = dict((k, v) for k, v in self.want.get("parameters", {}).items()
+                      if not same_value(self.catalogue.get(k) or {}, self.have["parameters"].get(k), v))
+        if differ:
+            changes["parameters"] = differ
+        return changes
+
+    def view(self, fields):
+        """Capacity fields as the diff and the result show them: parameters nested by namespace."""
+        shown = dict(fields)
+        if "parameters" in shown:
+            nested = {}
+            for name, value in shown["parameters"].items():
+                namespace, parameter = name.split(".", 1)
+                nested.setdefault(namespace, {})[parameter] = value if value is None else text(value)
+            shown["parameters"] = nested
+        for name, keys in (("storage", STORAGE), ("vtgate", VTGATE)):
+            if name in shown:
+                shown[name] = dict((option, shown[name][key]) for option, key in keys.items() if key in shown[name])
+        return dict((name, shown[name]) for name in self.want if name in shown)
+
+    def writes(self, changes):
+        """The requests that make the changes: (kind, method, path, body)."""
+        if self.kind == "postgresql":
+            body = dict((k, v) for k, v in changes.items() if k in ("cluster_size", "replicas", "storage"))
+            if "parameters" in changes:
+                body["parameters"] = self.view(dict(parameters=changes["parameters"]))["parameters"]
+            return [("change", "PATCH", "changes", body)]
+        writes = [("change", "PATCH", "cluster", dict(cluster_size=changes["cluster_size"]))] \
+            if "cluster_size" in changes else []
+        return writes + ([("resize", "PUT", "resizes", changes["vtgate"])] if "vtgate" in changes else [])
+
+    def apply(self, branch, runs=None):
+        """Wait for a request made elsewhere, then send what differs and wait for it: (branch, changed).
+        runs: the running requests read() found, when it was called for this branch already."""
+        if self.module.created and self.module.ctx.check_mode:  # a new branch, predicted: it has what it is given
+            self.have = dict(self.want)
+            return branch, bool(self.want)
+        runs = self.read(branch) if runs is None else runs
+        for kind, request in runs.items():
+            if self.module.ctx.check_mode:
+                self.module.ctx.warn("%s is %s, made elsewhere: the prediction is against what the branch has now."
+                                     % (capital(request_label(kind, request, self.module.label())),
+                                        request.get("state")))
+            elif not self.params["wait"]:
+                raise ModuleFailure(RUNNING_ELSEWHERE % (capital(self.module.label()), "in the middle of a "
+                                                         + request_label(kind, request, "it"), request.get("state")))
+            else:
+                self.wait(kind, request, foreign=True)
+        if runs and not self.module.ctx.check_mode:
+            branch = self.module.read() or branch
+            self.read(branch)  # what the branch has once they ended
+        changes = self.changes()
+        if self.module.ctx.check_mode or not changes:
+            self.have = dict(self.have, **self.merged(changes))
+            return branch, bool(changes)
+        wrote = False
+        for kind, method, segment, body in self.writes(changes):
+            request = self.send(kind, method, "%s/%s" % (self.module.url(branch["name"]), segment), body)
+            wrote = wrote or request is not None or segment == "cluster"  # else 204: nothing differed after all
+            if request is not None:
+                self.requests.append(self.wait(kind, request) if self.params["wait"] else request)
+        if wrote:
+            self.have = dict(self.have, **self.merged(changes))
+        return (self.module.read() or branch), wrote
+
+    def merged(self, changes):
+        return dict((k, dict(self.have[k], **v) if isinstance(v, dict) else v) for k, v in changes.items())
+
+    def send(self, kind, method, path, body):
+        """One write; after a lost answer, the request it made (the platform updates a pending one rather than make
+        a second) or, when none runs and the branch has it all, nothing: never a second request."""
+        branch_url = path.rpartition("/")[0]
+
+        def read_back(error):  # pylint: disable=unused-argument
+            request = running(self.client.paginate(branch_url + "/" + request_path(kind), limit=5))
+            if request is not None:
+                return request, True
+            found = self.module.read()
+            return (None, True) if found is not None and not self.read(found) and not self.changes() else None
+        # a refusal because a request is resizing: the one a lost answer made, asked again (or sent again by the
+        # transport, as PUT is) once it had started, is waited for as the answer
+        answer = write_and_settle(lambda: self.client.request(method, path, json=body), read_back=read_back,
+                                  on_conflict=read_back)[0]
+        if answer is None and kind == "change" and path.endswith("/cluster"):  # 204: the request is listed
+            answer = running(self.client.paginate(branch_url + "/changes", limit=5))
+        return answer
+
+    def wait(self, kind, request, foreign=False):
+        url = "%s/%s/%s" % (self.module.url(self.params["name"]), request_path(kind), request["id"])
+        return request_waiter(kind, request, self.module.label(), foreign).wait(
+            lambda: self.client.get(url, missing_ok=True), self.params["wait_timeout"], current=request,
+            changed=not foreign)
+
+
 class Branch(Resource):
     """The rules of a database branch. Create-only: parent_branch, region. Changed in place: production,
     safe_migrations, deletion_protected.
@@ -289,6 +694,14 @@ class Branch(Resource):
         production=dict(type="bool"),
         safe_migrations=dict(type="bool"),
         deletion_protected=dict(type="bool"),
+        replicas=dict(type="int"),
+        storage=dict(type="dict", options=dict(minimum_bytes=dict(type="int"), maximum_bytes=dict(type="int"),
+                                               autoscaling=dict(type="bool"), iops=dict(type="int"),
+                                               throughput_mibs=dict(type="int"))),
+        parameters=dict(type="dict"),
+        vtgate=dict(type="dict", options=dict(size=dict(type="str"), count=dict(type="int"),
+                                              max_count=dict(type="int"), autoscaling=dict(type="bool"),
+                                              target_cpu_utilization=dict(type="int"))),
         wait_timeout=dict(type="int", default=600),
     )
     required_by = dict(backup_id="cluster_size")
@@ -302,6 +715,7 @@ class Branch(Resource):
 
     branch_options = ("name",)  # with parent_branch, held to the branch-name rule (Module.branch_naming)
     database_record = None  # the database's record, once a rule needs it
+    capacity = None  # the capacity the task gives (Capacity), when it gives any
 
     def validate(self):
         super().validate()
@@ -311,6 +725,19 @@ class Branch(Resource):
                 raise ModuleFailure("state absent deletes the branch, so %s: true cannot hold; leave %s out." % (
                     contrary[0], "it" if len(contrary) == 1 else "them"))
         check_create_options(self.params["cluster_size"], self.params["restore_point"], self.params["major_version"])
+        flat_parameters(self.params["parameters"])
+        if (self.params["replicas"] or 0) < 0:
+            raise ModuleFailure("replicas must be 0 or more, not %d." % self.params["replicas"])
+
+    def present(self, resource):
+        new = resource is None
+        given = [name for name in ("replicas", "storage", "parameters", "vtgate") if self.params[name] is not None]
+        if (given or not new and self.params["cluster_size"] is not None) and (not new or self.params["parent_branch"]):
+            self.capacity = Capacity(self, new)
+            source = resource or self.client.get(self.url(self.params["parent_branch"] or self.params["name"])) or {}
+            self.capacity.check(source.get("name"), source.get("kind") or self.database_kind(source.get("name")))
+            self.capacity.runs = None if new else self.capacity.read(resource)
+        return super().present(resource)
 
     def label(self):
         return "branch %r of database %r" % (self.params["name"], self.params["database"])
@@ -322,7 +749,15 @@ class Branch(Resource):
         fields = dict(name=resource.get("name"), parent_branch=resource.get("parent_branch"),
                       region=(resource.get("region") or {}).get("slug"))
         fields.update((name, bool(resource.get(name))) for name in LIFECYCLE if self.params.get(name) is not None)
+        if self.capacity is not None:
+            fields.update(self.capacity.view(self.capacity.have))
         return fields
+
+    def result_keys(self, resource):
+        keys = dict(branch=resource)
+        if self.capacity is not None:
+            keys.update(capacity=self.capacity.view(self.capacity.have), change_requests=self.capacity.requests)
+        return keys
 
     def predict(self, resource, changes):
         if resource is not None:
@@ -440,10 +875,11 @@ class Branch(Resource):
         super().delete(resource)
 
     def after_present(self, resource, changed):
-        size, have = self.params["cluster_size"], cluster_size(resource)
-        if not self.created and other_size(have, size):
-            self.ctx.warn("%s has cluster size %s, not %s: cluster_size only shapes a new branch, so it is left as it "
-                          "is." % (capital(self.label()), have, size))
+        if self.capacity is not None:
+            if not self.ctx.check_mode and not is_ready(resource):
+                resource = self.ready(resource, changed, "be resized")
+            resource, resized = self.capacity.apply(resource, self.capacity.runs)
+            changed = changed or resized
         if not self.params["wait"] or is_ready(resource) or self.ctx.check_mode:
             return resource, changed
         branch = readiness(self.label(), "branch").wait(self.read, self.params["wait_timeout"], current=resource,

@@ -172,14 +172,8 @@ resizes:
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule
-from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import branch_path
+from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import REQUESTS, REQUEST_STATES, branch_path, request_path
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
-
-# The kinds of request: the result key and the endpoint of each.
-KINDS = dict(change=("changes", "changes"), resize=("resizes", "resizes"))
-# The states of a change request and of a VTGate resize request (queued or pending -> resizing -> completed, or
-# canceled).
-REQUEST_STATES = ("queued", "pending", "resizing", "canceled", "completed")
 
 
 class BranchChangeInfo(InfoModule):
@@ -191,17 +185,17 @@ class BranchChangeInfo(InfoModule):
         database=dict(type="str", required=True),
         branch=dict(type="str", required=True),
         id=dict(type="str"),
-        kind=dict(type="str", choices=list(KINDS)),
+        kind=dict(type="str", choices=list(REQUESTS)),
         state=dict(type="list", elements="str", choices=list(REQUEST_STATES)),
     )
     path_options = ("database", "branch", "id")
     must_exist = ("database", "branch")
 
     def run(self):
-        kinds = [self.params["kind"]] if self.params["kind"] else list(KINDS)
-        result = dict((key, []) for key, _segment in KINDS.values())
+        kinds = [self.params["kind"]] if self.params["kind"] else list(REQUESTS)
+        result = dict((request_path(kind), []) for kind in REQUESTS)  # the result key is the endpoint's segment
         for kind in kinds:
-            key, segment = KINDS[kind]
+            key = segment = request_path(kind)
             if self.params["id"] is None:
                 result[key] = self.items(branch_path(self, segment))
             else:
@@ -209,7 +203,7 @@ class BranchChangeInfo(InfoModule):
                 result[key] = [found] if found is not None else []
         if self.params["id"] is not None and not any(result.values()):
             # a missing branch, database or organization fails
-            self.client.get(branch_path(self, KINDS[kinds[0]][1]), params=dict(per_page=1))
+            self.client.get(branch_path(self, request_path(kinds[0])), params=dict(per_page=1))
         states = self.params["state"]
         return dict((key, [request for request in requests if not states or request.get("state") in states])
                     for key, requests in result.items())

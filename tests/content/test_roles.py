@@ -153,6 +153,39 @@ def test_branch_environment_absent(ansible, emulator, tmp_path):
     assert emulator.writes() == []
 
 
+def test_branch_environment_scales_a_production_branch_for_a_launch_and_back(ansible, emulator, tmp_path):
+    """Check mode is the review (no write, the change shown), the run resizes and waits, a second run writes nothing,
+    and the same role with the old values scales back."""
+    emulator.settings(change_step_delay=0.2)
+    base = "/organizations/acme/databases/app/branches/main"
+
+    def launch(size, vtgate_size, count):
+        return role_play(tmp_path, "branch_environment", dict(
+            branch_environment_database=DATABASE, branch_environment_name="main",
+            branch_environment_parent_branch=None, branch_environment_cluster_size=size,
+            branch_environment_vtgate=dict(size=vtgate_size, count=count)), name="%s.yml" % size)
+    up, down = launch("PS_80", "VTG_20", 4), launch("PS_40", "VTG_5", 1)
+    ansible.run(down).succeeded()  # the password of main, and the size it has
+    emulator.clear_requests()
+
+    checked = ansible.run(up, check=True, diff=True).succeeded(changed=1)
+    assert "PS_80" in checked.output and "VTG_20" in checked.output
+    assert emulator.writes() == []
+
+    ansible.run(up).succeeded(changed=1)
+    assert sorted(write.split()[0] for write in emulator.writes()) == ["PATCH", "PUT"]
+    branch = emulator.api("GET", base)
+    assert (branch["cluster_name"], branch["vtgate_count"]) == ("PS_80", 4)
+
+    emulator.clear_requests()
+    ansible.run(up).succeeded(changed=0)
+    assert emulator.writes() == []
+
+    ansible.run(down).succeeded(changed=1)
+    branch = emulator.api("GET", base)
+    assert (branch["cluster_name"], branch["vtgate_count"]) == ("PS_40", 1)
+
+
 def test_branch_environment_never_deletes_a_production_branch(ansible, emulator, tmp_path):
     play = role_play(tmp_path, "branch_environment", dict(
         branch_environment_database=DATABASE, branch_environment_name="main", branch_environment_state="absent"))

@@ -51,6 +51,7 @@ def every_module(emulator, **connection):
         task("Create branch rel-b", "branch", database=database, name="rel-b", parent_branch=BRANCH, wait=False),
         task("Delete branch rel-b", "branch", database=database, name="rel-b", state="absent"),
         task("Read branch rel-a, a no-op", "branch", database=database, name=BRANCH, parent_branch="main"),
+        task("Give branch rel-a two VTGates", "branch", database=database, name=BRANCH, vtgate=dict(count=2)),
         task("Read branch rel-a", "branch_info", database=database, name=BRANCH),
         task("Create database rel-db", "database", name="rel-db", cluster_size="PS_10",
              require_approval_for_deploy=True),
@@ -199,6 +200,6 @@ def end_state(emulator):
                    for r in emulator.list("/organizations/%s/databases/%s/branches/%s/roles" % (
                        org, postgres["database"], postgres["branch"])))
     return dict(branches=[(b["name"], b.get("parent_branch"), (b.get("region") or {}).get("slug"),
-                           b.get("deletion_protected")) for b in branches],
+                           b.get("deletion_protected"), b.get("vtgate_count")) for b in branches],
                 passwords=passwords, teams=teams, deploys=deploys, production_tables=tables, webhooks=webhooks,
                 service_tokens=tokens, members=members, roles=roles)

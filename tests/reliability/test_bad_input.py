@@ -112,7 +112,7 @@ BRANCH_OPTIONS = dict((module, CLASSES[module].branch_naming()) for module in MO
 NULL = "<null>"  # an option given as null (None drops it)
 CONFLICTS = {
     "query_pattern_info": [dict(starting_after="a1", ending_before="b2")],
-    "branch": [dict(backup_id="k2l3m4"), dict(major_version="seventeen")],
+    "branch": [dict(backup_id="k2l3m4"), dict(major_version="seventeen"), dict(parameters=dict(pgconf=8192))],
     "database": [dict(replicas=1), dict(major_version="17"), dict(kind="postgresql", allow_data_branching=True),
                  dict(state="absent", new_name="other")],
     "database_info": [dict(name="app", q="app")],
@@ -393,7 +393,8 @@ ENDPOINTS = (
     "/v1/organizations/{}/databases/{}/branches/{}/roles", "/v1/organizations/{}/databases/{}/branches/{}/roles/{}",
     "/v1/organizations/{}/databases/{}/branches/{}/roles/default",
     "/v1/organizations/{}/databases/{}/branches/{}/changes", "/v1/organizations/{}/databases/{}/branches/{}/changes/{}",
-    "/v1/organizations/{}/databases/{}/branches/{}/resizes", "/v1/organizations/{}/databases/{}/branches/{}/resizes/{}",
+    "/v1/organizations/{}/databases/{}/branches/{}/cluster", "/v1/organizations/{}/databases/{}/branches/{}/resizes",
+    "/v1/organizations/{}/databases/{}/branches/{}/resizes/{}",
     "/v1/organizations/{}/databases/{}/branches/{}/parameters",
     "/v1/organizations/{}/databases/{}/branches/{}/extensions",
     "/v1/organizations/{}/databases/{}/read-only-regions")

@@ -227,6 +227,48 @@ def test_each_schema_change_write_with_an_unknown_outcome_is_applied_once(emulat
     assert branches["uo-dr"]["deletion_protected"] is True
 
 
+# Capacity changes (issue 33) ---------------------------------------------------------------------
+
+
+CAPACITY_WRITES = [
+    ("PATCH", DB_PATH + "/branches/main/cluster$"),
+    ("PUT", DB_PATH + "/branches/main/resizes$"),
+    ("PATCH", PG_DB_PATH + "/branches/main/changes$"),
+]
+
+
+@pytest.mark.parametrize("mode,in_process", WRITE_CASES)
+def test_each_capacity_write_with_an_unknown_outcome_makes_one_request(emulator, ansible, figures, mode, in_process):
+    """A change whose answer was lost is found among the branch's requests (pending, or already done) and waited
+    for; asked again it would update the pending one, never make a second, and the branch ends with it once."""
+    emulator.settings(change_step_delay=0.3)
+    rules = [dict(MODES[mode], method=method, path=path, times=1) for method, path in CAPACITY_WRITES]
+    emulator.clear_requests()
+    emulator.faults(*rules)
+    run = ansible.run([play([
+        task("Resize main of app", "branch", database="app", name="main", cluster_size="PS_80"),
+        task("Change the VTGates of main of app", "branch", database="app", name="main",
+             vtgate=dict(size="VTG_10", count=2)),
+        task("Give main of pgapp a replica and a parameter", "branch", database="pgapp", name="main", replicas=1,
+             parameters=dict(pgconf=dict(work_mem=8192))),
+    ], defaults=module_defaults())], emulator=emulator, in_process=in_process,
+        label="capacity unknown outcomes %s in_process=%s" % (mode, in_process))
+    _faults_met(emulator, run, rules, figures)
+
+    base = "/organizations/acme/databases/%s/branches/main/"
+    changes = emulator.list(base % "app" + "changes")
+    resizes = emulator.list(base % "app" + "resizes")
+    pg_changes = emulator.list(base % "pgapp" + "changes")
+    figures["duplicates"] += max(0, len(changes) - 1) + max(0, len(resizes) - 1) + max(0, len(pg_changes) - 1)
+    assert [(c["state"], c["cluster_name"]) for c in changes] == [("completed", "PS_80")]
+    assert [(r["state"], r["vtgate_size"], r["vtgate_count"]) for r in resizes] == [("completed", "VTG_10", 2)]
+    assert [(c["state"], c["replicas"], c["parameters"]) for c in pg_changes] == [
+        ("completed", 1, dict(pgconf=dict(work_mem="8192")))]
+    for name in ("Resize main of app", "Change the VTGates of main of app",
+                 "Give main of pgapp a replica and a parameter"):
+        assert [r["state"] for r in run.result(name).result["change_requests"]] in ([], ["completed"])
+
+
 # Token grants -----------------------------------------------------------------------------------
 
 

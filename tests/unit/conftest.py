@@ -57,7 +57,7 @@ class ScriptedServer:
                 if status != 204:
                     self.wfile.write(data)
 
-            do_GET = do_POST = do_PATCH = do_DELETE = _answer
+            do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _answer
 
         class Counting(ThreadingHTTPServer):
             request_queue_size = 64  # connections made at once wait to be accepted (the default backlog is 5)

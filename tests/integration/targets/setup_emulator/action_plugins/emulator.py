@@ -16,6 +16,9 @@ Runs on the controller, like the lookup of the same name that reads the control 
     emulator: {approve_deletion: {database: shop}}  # another administrator: the pending deletion request deletes it
     emulator: {authorization_code: {}}           # the consent screen; default: the seeded application
     emulator: {access_token: {}}                 # a code exchanged at /oauth/token, as the seeded user
+    emulator: {branch_change_elsewhere: {database: pgapp, branch: main, change: {replicas: 3}}}  # or cluster_size,
+                                                 # resize; end_state: a change made elsewhere (the web console)
+    emulator: {branch_capacity: {database: pgapp, branch: main}}   # what the branch has; with set: {...}, set it
 
 The result carries the control API's answer (or the token endpoint's) under `json`, as ansible.builtin.uri would,
 and is never `changed`, so that a play recap counts the changes of the modules under test only.
@@ -32,7 +35,8 @@ from ansible.module_utils.urls import open_url
 from ansible.plugins.action import ActionBase
 
 ACTIONS = ('reset', 'clear', 'faults', 'seed', 'settings', 'advance_clock', 'ddl', 'database', 'approve_deletion',
-           'authorization_code', 'access_token')
+           'authorization_code', 'access_token', 'branch_change_elsewhere', 'branch_capacity')
+BRANCH = {'organization': {'type': 'str'}, 'database': {'type': 'str'}, 'branch': {'type': 'str', 'required': True}}
 
 ARGUMENT_SPEC = {
     'url': {'type': 'str'},
@@ -59,6 +63,13 @@ ARGUMENT_SPEC = {
     }},
     'authorization_code': {'type': 'dict'},
     'access_token': {'type': 'dict'},
+    'branch_change_elsewhere': {'type': 'dict', 'options': dict(BRANCH, **{
+        'change': {'type': 'dict'},
+        'cluster_size': {'type': 'str'},
+        'resize': {'type': 'dict'},
+        'end_state': {'type': 'str', 'choices': ['canceled', 'completed']},
+    })},
+    'branch_capacity': {'type': 'dict', 'options': dict(BRANCH, set={'type': 'dict'})},
 }
 
 
@@ -138,6 +149,17 @@ class ActionModule(ActionBase):
             options = args['approve_deletion']
             return call('%s/databases/%s/%s/deletion-approval' % (
                 control, options['organization'] or world['organization'], options['database']), 'POST')
+        for action in ('branch_change_elsewhere', 'branch_capacity'):
+            options = args[action]
+            if options is None:
+                continue
+            path = '%s/branches/%s/%s/%s' % (control, options['organization'] or world['organization'],
+                                             options['database'] or world['database'], options['branch'])
+            if action == 'branch_capacity':
+                return call(path + '/capacity', 'POST' if options['set'] else 'GET', options['set'])
+            body = dict((key, value) for key, value in options.items()
+                        if key not in BRANCH and value is not None)
+            return call(path + '/changes', 'POST', body)
         app = world['oauth_application']
         request = dict({'client_id': app['client_id'], 'redirect_uri': app['redirect_uri']},
                        **(args['authorization_code'] or args['access_token'] or {}))
