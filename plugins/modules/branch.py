@@ -499,6 +499,7 @@ class Capacity:
             ("parameters", flat_parameters(self.params["parameters"])),
             ("vtgate", dict((VTGATE[k], v) for k, v in given(self.params["vtgate"]).items()))) if value)
         self.have, self.catalogue, self.kind, self.requests, self.runs = {}, {}, None, [], None
+        self.catalogue_of = None  # the branch whose parameters self.catalogue holds
 
     def check(self, branch, kind):
         """Refuse, before any write, options of the other engine, an unknown size and a parameter the branch (or
@@ -514,9 +515,7 @@ class Capacity:
         if self.params["cluster_size"] is not None:
             self.want_size(kind)
         if "parameters" in self.want:
-            records = self.client.request("GET", self.module.url(branch, "parameters"), any_json=True)
-            records = records.get("data", []) if isinstance(records, dict) else records or []
-            self.catalogue = dict(("%s.%s" % (r.get("namespace"), r.get("name")), r) for r in records)
+            self.read_parameters(branch)
             for name, value in sorted(self.want["parameters"].items()):
                 record = self.catalogue.get(name)
                 problem = "is not a parameter of the branch" if record is None else parameter_problem(record, value)
@@ -537,8 +536,16 @@ class Capacity:
         if "cluster_size" in self.want:
             self.want["cluster_size"] = name
 
-    def read(self, branch):
-        """What the branch has of what the task gives, and the running request of each kind it needs."""
+    def read_parameters(self, branch):
+        """The branch's parameter records (the platform answers a bare list), by namespace.name."""
+        records = self.client.request("GET", self.module.url(branch, "parameters"), any_json=True)
+        records = records.get("data", []) if isinstance(records, dict) else records or []
+        self.catalogue = dict(("%s.%s" % (r.get("namespace"), r.get("name")), r) for r in records)
+        self.catalogue_of = branch
+
+    def read(self, branch, checked=False):
+        """What the branch has of what the task gives, and the running request of each kind it needs. checked: the
+        branch's parameters were read by check() in this task, just before, and are not read again."""
         url = self.module.url(branch["name"])
         have = dict(cluster_size=cluster_size(branch))
         found = {}
@@ -554,9 +561,8 @@ class Capacity:
         have["replicas"] = completed.get("replicas", 2 if branch.get("has_replicas") else 0)
         have["storage"] = dict((key, completed.get(key)) for key in self.want.get("storage", ()))
         if "parameters" in self.want:
-            records = self.client.request("GET", url + "/parameters", any_json=True)
-            records = records.get("data", []) if isinstance(records, dict) else records or []
-            self.catalogue = dict(("%s.%s" % (r.get("namespace"), r.get("name")), r) for r in records)
+            if not (checked and self.catalogue_of == branch["name"]):
+                self.read_parameters(branch["name"])
             have["parameters"] = dict((name, (self.catalogue.get(name) or {}).get("value"))
                                       for name in self.want["parameters"])
         vtgate = dict((key, branch.get(key)) for key in VTGATE.values())
@@ -736,7 +742,7 @@ class Branch(Resource):
             self.capacity = Capacity(self, new)
             source = resource or self.client.get(self.url(self.params["parent_branch"] or self.params["name"])) or {}
             self.capacity.check(source.get("name"), source.get("kind") or self.database_kind(source.get("name")))
-            self.capacity.runs = None if new else self.capacity.read(resource)
+            self.capacity.runs = None if new else self.capacity.read(resource, checked=True)
         return super().present(resource)
 
     def label(self):

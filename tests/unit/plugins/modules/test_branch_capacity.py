@@ -353,3 +353,12 @@ def test_storage_the_branch_has_unknown_is_sent_and_a_204_is_no_change(server, r
     result = run(storage=dict(autoscaling=True))
     assert writes(server) == [("PATCH", "/changes", dict(storage=dict(storage_autoscaling=True)))]
     assert result["changed"] is False and result["change_requests"] == []
+
+
+def test_the_parameters_are_read_once_a_task_when_nothing_runs(server, run):
+    """check() reads the branch's parameters to check the values given; what the branch has is taken from that read,
+    not from a second one."""
+    Platform(server, branch("postgresql"), changes=[done()])
+    result = run(parameters=dict(pgconf=dict(work_mem=4096)))
+    assert result["changed"] is False and writes(server) == []
+    assert [r["path"] for r in server.requests].count(URL + "/parameters") == 1
