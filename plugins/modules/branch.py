@@ -392,6 +392,7 @@ VTGATE = dict((name, "vtgate_" + name) for name in ("size", "count", "max_count"
 ENGINE_OPTIONS = dict(postgresql=("replicas", "storage", "parameters"), mysql=("vtgate",))
 ENGINES = dict(postgresql="PostgreSQL", mysql="MySQL")
 WRONG_ENGINE = "%s only for %s branches, and branch %r of database %r is a %s branch; leave %s out."
+APPLIED = object()  # what a lost write's read-back gives when no request runs and the branch has it all
 RUNNING = REQUEST_STATES[:3]  # queued, pending, resizing
 ENDED = REQUEST_STATES[3:]  # canceled, completed
 
@@ -639,8 +640,8 @@ class Capacity:
             return branch, bool(changes)
         wrote = False
         for kind, method, segment, body in self.writes(changes):
-            request = self.send(kind, method, "%s/%s" % (self.module.url(branch["name"]), segment), body)
-            wrote = wrote or request is not None or segment == "cluster"  # else 204: nothing differed after all
+            request, applied = self.send(kind, method, "%s/%s" % (self.module.url(branch["name"]), segment), body)
+            wrote = wrote or applied
             if request is not None:
                 self.requests.append(self.wait(kind, request) if self.params["wait"] else request)
         if wrote:
@@ -651,8 +652,9 @@ class Capacity:
         return dict((k, dict(self.have[k], **v) if isinstance(v, dict) else v) for k, v in changes.items())
 
     def send(self, kind, method, path, body):
-        """One write; after a lost answer, the request it made (the platform updates a pending one rather than make
-        a second) or, when none runs and the branch has it all, nothing: never a second request."""
+        """One write: (the request it made or None, whether it applied anything). After a lost answer, the request it
+        made (the platform updates a pending one rather than make a second) or, when none runs and the branch has it
+        all, no request but applied: never a second request. A 204 of changes or resizes applied nothing."""
         branch_url = path.rpartition("/")[0]
 
         def read_back(error):  # pylint: disable=unused-argument
@@ -660,14 +662,23 @@ class Capacity:
             if request is not None:
                 return request, True
             found = self.module.read()
-            return (None, True) if found is not None and not self.read(found) and not self.changes() else None
+            return (APPLIED, True) if found is not None and not self.read(found) and not self.changes() else None
         # a refusal because a request is resizing: the one a lost answer made, asked again (or sent again by the
         # transport, as PUT is) once it had started, is waited for as the answer
         answer = write_and_settle(lambda: self.client.request(method, path, json=body), read_back=read_back,
                                   on_conflict=read_back)[0]
-        if answer is None and kind == "change" and path.endswith("/cluster"):  # 204: the request is listed
-            answer = running(self.client.paginate(branch_url + "/changes", limit=5))
-        return answer
+        if answer is APPLIED:
+            return None, True
+        if path.endswith("/cluster"):  # 204, always: the request is listed
+            return answer or running(self.client.paginate(branch_url + "/changes", limit=5)), True
+        if answer is not None:
+            return answer, True
+        # 204, nothing to apply: the branch has it now if the transport sent again a write whose answer it lost (503
+        # with Retry-After) after that write had completed; it applied something when the branch changed since read
+        before, found = self.have, self.module.read()
+        if found is not None:
+            self.read(found)
+        return None, self.have != before
 
     def wait(self, kind, request, foreign=False):
         url = "%s/%s/%s" % (self.module.url(self.params["name"]), request_path(kind), request["id"])

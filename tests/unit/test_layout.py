@@ -27,7 +27,7 @@ LONGER = {
     "modules/token.py": 321,  # two grant endpoints (the OAuth server, the deprecated one) and a hint for each error
     # promote and demote, safe migrations and lint errors, deletion protection, the waits; and its capacity in place
     # (issue 33): sizes and parameters checked, what it has read back, one change request, requests made elsewhere
-    "modules/branch.py": 593,
+    "modules/branch.py": 604,
 }
 
 # Public names of plugins/module_utils that fewer than two plugins use, each with the reason it stays there. An entry
