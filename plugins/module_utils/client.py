@@ -275,6 +275,7 @@ class Client(Pagination):
             # an error without an HTTP status is a fault of the connection (dropped, cut short, TLS, timeout):
             # the session's pool is suspect, and a pooled session is not lent again
             self._suspect = self._suspect or error.status is None
+            error.resends = self._retry.total  # the user's api_retries: a write proven not applied is resent as often
             raise
         except BaseException:
             self._suspect = True

@@ -24,6 +24,7 @@ class ApiError(Exception):
         self.message = bounded(message)
         self.outcome_unknown = outcome_unknown
         self.retry_after = retry_after  # seconds the server asked to wait (Retry-After), capped; or None
+        self.resends = None  # how often the user allows a request to be sent again (api_retries), set by the client
         super().__init__(self.sentence())
 
     def sentence(self):

@@ -6,7 +6,7 @@
 write_and_settle() is the one place that decides when a write is sent again: only after an
 unknown outcome (the request was sent, the answer lost) that reading back shows was not
 applied, after one backoff policy (the server's Retry-After, else exponential with jitter),
-ATTEMPTS times in all. Waiter is the one waiter: Waiter.wait() polls a read with growing
+as many times as the user's api_retries allows (ATTEMPTS in all where the error does not tell). Waiter is the one waiter: Waiter.wait() polls a read with growing
 intervals until a predicate holds, ends early on a state that can never get there, and fails
 with the last state it saw when the user's timeout passes.
 """
@@ -23,7 +23,7 @@ ATTEMPTS = 3
 CONFLICT_STATUSES = frozenset((409, 422))
 
 
-def write_and_settle(send, read_back=None, on_conflict=None, attempts=ATTEMPTS):
+def write_and_settle(send, read_back=None, on_conflict=None, attempts=None):
     """Send a write; after an unknown outcome, read back rather than write twice: (answer, applied).
 
     send() writes and returns the answer; it is called again for each attempt, so it may send
@@ -31,11 +31,15 @@ def write_and_settle(send, read_back=None, on_conflict=None, attempts=ATTEMPTS):
     (value, applied) when the write (or another writer) already took effect, or None when
     nothing was applied, which sends the write again after the backoff. Without read_back
     (a write that cannot be read back, such as an OAuth grant) the write is sent again as is.
+    A write proven not applied is sent again as often as any request may be (the client's
+    api_retries, which the error carries), unless attempts bounds the sends in all.
     on_conflict(error) is called when the API refuses the write as a conflict (409, 422): it
     returns (value, applied) when what exists is the wanted result, or None to let the
     refusal stand. Any other error, and the last unknown outcome, is raised.
     """
-    for attempt in range(1, attempts + 1):
+    attempt = 0
+    while True:
+        attempt += 1
         try:
             return send(), True
         except ApiError as error:
@@ -43,7 +47,7 @@ def write_and_settle(send, read_back=None, on_conflict=None, attempts=ATTEMPTS):
                 found = read_back(error) if read_back else None
                 if found is not None:
                     return found
-                if attempt < attempts:
+                if attempt < (attempts or _allowed(error)):
                     time.sleep(backoff(attempt, error.retry_after))
                     continue
             elif on_conflict is not None and error.status in CONFLICT_STATUSES:
@@ -51,7 +55,11 @@ def write_and_settle(send, read_back=None, on_conflict=None, attempts=ATTEMPTS):
                 if found is not None:
                     return found
             raise
-    raise AssertionError("unreachable: the last attempt returns or raises")  # pragma: no cover
+
+
+def _allowed(error):
+    """How many times in all a write may be sent: once and api_retries more, as the client that sent it says."""
+    return ATTEMPTS if error.resends is None else error.resends + 1
 
 
 def poll(read, done, timeout, current=None, first=1.0, factor=1.5, longest=15.0, failed=None):

@@ -84,6 +84,15 @@ def test_post_is_not_retried_when_it_may_have_been_applied(server, sleeps, statu
     assert caught.value.outcome_unknown
 
 
+@pytest.mark.parametrize("retries", [0, 7])
+def test_a_write_that_may_have_been_applied_carries_the_users_api_retries(server, sleeps, retries):
+    """write_and_settle resends a write proven not applied as often as the user allows any request to be sent."""
+    server.default = (502, {"code": "bad_gateway"})
+    with pytest.raises(ApiError) as caught:
+        make_client(server, retries=retries).post("/x", json={})
+    assert caught.value.outcome_unknown and caught.value.resends == retries
+
+
 def test_post_is_retried_when_it_cannot_have_been_applied(server, sleeps):
     server.script = [(429, {}), (201, {"id": "b1"})]
     assert make_client(server).post("/x", json={}) == {"id": "b1"}

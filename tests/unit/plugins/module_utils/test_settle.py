@@ -61,6 +61,27 @@ def test_the_attempts_are_bounded_and_the_last_error_is_raised(sleeps):
     assert len(send.calls) == ATTEMPTS and len(sleeps) == ATTEMPTS - 1
 
 
+@pytest.mark.parametrize("retries", [0, 1, 5])
+def test_a_write_proven_not_applied_is_sent_as_often_as_the_users_api_retries_allow(sleeps, retries):
+    errors = [lost() for dummy in range(retries + 2)]
+    for error in errors:
+        error.resends = retries  # what the client that sent it sets
+    send = scripted(*errors)
+    with pytest.raises(ApiError):
+        write_and_settle(send, read_back=lambda error: None)
+    assert len(send.calls) == retries + 1 and len(sleeps) == retries
+
+
+def test_attempts_bound_a_write_whatever_api_retries_allows(sleeps):
+    errors = [lost() for dummy in range(4)]
+    for error in errors:
+        error.resends = 9
+    send = scripted(*errors)
+    with pytest.raises(ApiError):
+        write_and_settle(send, attempts=2)
+    assert len(send.calls) == 2
+
+
 def test_a_write_that_cannot_be_read_back_is_sent_again_as_is(sleeps):
     send = scripted(lost(retry_after=2), dict(token="t"))
     assert write_and_settle(send, attempts=2) == (dict(token="t"), True)
