@@ -14,6 +14,7 @@ from __future__ import annotations
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 
+
 def not_postgres(module, error):
     """After a 404 or 422 of a roles endpoint: a sentence when the branch exists and is not a PostgreSQL branch
     (a MySQL branch has passwords, not roles); otherwise nothing, and the API's answer stands."""
