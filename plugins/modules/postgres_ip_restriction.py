@@ -18,8 +18,8 @@ description:
   - O(cidrs) are compared as a set of networks, each normalized (V(10.1.2.3/8) is V(10.0.0.0/8), an address is a
     V(/32) network), so neither their order nor their spelling is a change.
   - The platform takes IPv4 networks only. An IPv6 or malformed network fails the task before anything is sent.
-  - A MySQL database has no IP restrictions; restrict where a password logs in from with the O(planetscale.cloud.password#module:cidrs)
-    of M(planetscale.cloud.password).
+  - A MySQL database has no IP restrictions; restrict where a password logs in from with the
+    O(planetscale.cloud.password#module:cidrs) of M(planetscale.cloud.password).
 author:
   - planetscale.cloud contributors (@planetscale-ansible)
 options:

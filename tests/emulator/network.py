@@ -42,8 +42,6 @@ class IpRestriction(Record):
     deleted_at: str | None = None
     actor: Actor
 
-    model_config = ConfigDict(populate_by_name=True)
-
     def _lean(self, data, context):
         data = dict(data)
         data["schema"] = data.pop("schema_name")
