@@ -69,7 +69,7 @@ EXAMPLES = r"""
 RETURN = r"""
 throttler:
   description:
-    - The throttler as the platform has it after the task (in check mode, as it would be)
+    - The throttler as the platform has it after the task (in check mode, as it would be).
     - C(keyspaces), the keyspaces whose ratio can be set; C(configurations), each configured keyspace's
       C(keyspace_name) and C(ratio); C(configurable), the database.
   returned: always
@@ -87,8 +87,8 @@ HIGHEST = 95
 
 def ratios(throttler):
     """The configured ratios of a throttler record, by keyspace."""
-    return dict((item.get("keyspace_name"), item.get("ratio")) for item in throttler.get("configurations") or []
-                if isinstance(item, dict))
+    return {item.get("keyspace_name"): item.get("ratio") for item in throttler.get("configurations") or []
+            if isinstance(item, dict)}
 
 
 class DatabaseThrottler(Module):
@@ -118,7 +118,7 @@ class DatabaseThrottler(Module):
             raise ModuleFailure("keyspaces must name at least one keyspace; to set every keyspace, give ratio.")
         if any(not name.strip() for name in names):
             raise ModuleFailure("keyspaces: a keyspace's name must not be empty.")
-        twice = sorted(set(name for name in names if names.count(name) > 1))
+        twice = sorted({name for name in names if names.count(name) > 1})
         if twice:
             raise ModuleFailure("keyspaces names %s more than once: give each keyspace one ratio." % ", ".join(twice))
 
@@ -129,8 +129,8 @@ class DatabaseThrottler(Module):
         """The ratio each keyspace must have; ModuleFailure naming a keyspace the database does not have."""
         keyspaces = [name for name in throttler.get("keyspaces") or [] if isinstance(name, str)]
         if self.params["ratio"] is not None:
-            return dict((name, self.params["ratio"]) for name in keyspaces)
-        wanted = dict((item["name"], item["ratio"]) for item in self.params["keyspaces"])
+            return {name: self.params["ratio"] for name in keyspaces}
+        wanted = {item["name"]: item["ratio"] for item in self.params["keyspaces"]}
         unknown = [name for name in wanted if name not in keyspaces]
         if unknown:
             raise ModuleFailure("Database %r has no keyspace %s; its keyspaces are %s." % (
@@ -140,8 +140,8 @@ class DatabaseThrottler(Module):
 
     def differences(self, throttler):
         have = ratios(throttler)
-        return dict((name, ratio) for name, ratio in self.wanted(throttler).items()
-                    if not isinstance(have.get(name), (int, float)) or float(have[name]) != ratio)
+        return {name: ratio for name, ratio in self.wanted(throttler).items()
+                if not isinstance(have.get(name), (int, float)) or float(have[name]) != ratio}
 
     def body(self, changes):
         if self.params["ratio"] is not None:
