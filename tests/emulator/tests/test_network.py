@@ -5,7 +5,12 @@ no entry admits it, admitted once one does), and ``.../databases/{database}/thro
 
 Every answer is validated against the published OpenAPI after the test (conftest.openapi_check)."""
 
+import json
+
 import psycopg
+
+from .conftest import emulator_operations
+from .openapi_check import reference_files
 
 DATABASES = "/v1/organizations/acme/databases"
 CIDRS = f"{DATABASES}/pgapp/cidrs"
@@ -132,3 +137,16 @@ def test_the_throttler_of_a_database_is_read_and_set_by_ratio_or_by_keyspace(api
     error_of(api.patch(path, json={"ratio": 96}), code="invalid_params")
     assert ok(api.get(path))["configurations"] == by_keyspace["configurations"]
     assert "PostgreSQL" in error_of(api.get(f"{DATABASES}/pgapp/throttler"))
+
+
+def test_every_cidrs_and_throttler_operation_of_the_published_api_is_served(published):
+    """The throttler group, and the IP restrictions of the postgres_network group (its bouncers are served beside
+    them), of platform-openapi-ops.json: the emulator answers each operation."""
+    declared = set()
+    for path in reference_files():
+        for template, item in json.loads(path.read_text()).get("paths", {}).items():
+            declared |= {f"{method.upper()} {template}" for method, operation in item.items()
+                         if isinstance(operation, dict) and (operation.get("x-ops-scope-group") == "throttler" or (
+                             operation.get("x-ops-scope-group") == "postgres_network" and "/cidrs" in template))}
+    assert len(declared) == 7
+    assert declared - set(emulator_operations().values()) == set()
