@@ -42,8 +42,8 @@ def test_create_sends_the_role_schema_and_normalized_networks(server, run):
 
 
 def test_the_same_networks_in_another_order_or_spelling_write_nothing(server, run):
-    server.script = [page(entry(cidrs=["192.0.2.7/32", "10.0.0.0/8"], description="office"))]
-    result = run(cidrs=["10.9.9.9/8", "192.0.2.7"], description="office")
+    server.script = [page(entry(cidrs=["192.0.2.7", "10.0.0.0/8"], description="office"))]  # as another tool sent them
+    result = run(cidrs=["10.9.9.9/8", "192.0.2.7/32"], description="office")
     assert result["changed"] is False and methods(server) == ["GET"]
 
 
