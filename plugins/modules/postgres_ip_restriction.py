@@ -121,7 +121,7 @@ def ipv4_networks(cidrs):
     if not found:
         raise ModuleFailure("cidrs must list at least one IPv4 network or address; to lift the restriction, use "
                             "state: absent.")
-    return sorted(str(network) for network in found)
+    return [str(network) for network in sorted(found)]
 
 
 class PostgresIpRestriction(Resource):
