@@ -172,9 +172,13 @@ class PostgresIpRestriction(Resource):
             return
         try:
             database = self.client.get(self.org_path("databases", self.params["database"]), missing_ok=True)
+            kind = database.get("kind") if isinstance(database, dict) else None
+            if isinstance(database, dict) and not kind and database.get("default_branch"):  # records that lack kind
+                branch = self.client.get(self.org_path("databases", self.params["database"], "branches",
+                                                       database["default_branch"]), missing_ok=True)
+                kind = branch.get("kind") if isinstance(branch, dict) else None
         except ApiError:
             return
-        kind = database.get("kind") if isinstance(database, dict) else None
         if kind and kind != "postgresql":
             raise ModuleFailure("Database %r is a %s database: IP restrictions are for PostgreSQL databases; restrict "
                                 "where a password logs in from with the cidrs of planetscale.cloud.password." % (

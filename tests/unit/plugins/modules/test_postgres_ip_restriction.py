@@ -126,6 +126,15 @@ def test_a_mysql_database_is_told_to_use_passwords(server, run):
                                 "restrict where a password logs in from with the cidrs of planetscale.cloud.password.")
 
 
+def test_a_database_record_without_kind_is_told_by_its_default_branch(server, run):
+    server.script = [(422, dict(code="unprocessable", message="not a PostgreSQL database")),
+                     (200, dict(id="d1", name="app", default_branch="main")), (200, dict(name="main", kind="mysql"))]
+    with pytest.raises(ModuleFailure) as caught:
+        run(database="app", cidrs=["10.0.0.0/8"])
+    assert caught.value.msg.startswith("Database 'app' is a MySQL database: IP restrictions are for PostgreSQL")
+    assert server.requests[2]["path"] == "/v1/organizations/acme/databases/app/branches/main"
+
+
 def test_a_create_whose_answer_was_lost_is_read_back_not_sent_twice(server, run, sleeps):
     server.script = [page(), (502, dict(code="bad_gateway")), page(entry())]
     result = run(cidrs=["10.0.0.0/8"])
