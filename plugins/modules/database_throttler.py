@@ -96,7 +96,7 @@ class DatabaseThrottler(Module):
     argument_spec = dict(
         database=dict(type="str", required=True),
         ratio=dict(type="int"),
-        keyspaces=dict(type="list", elements="dict", options=dict(
+        keyspaces=dict(type="list", elements="dict", no_log=False, options=dict(
             name=dict(type="str", required=True),
             ratio=dict(type="int", required=True),
         )),

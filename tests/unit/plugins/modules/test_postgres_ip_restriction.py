@@ -33,8 +33,8 @@ def body(server, index):
 
 
 def test_create_sends_the_role_schema_and_normalized_networks(server, run):
-    server.script = [page(entry(id="c0", role="other")), (201, entry(role="app", cidrs=["10.0.0.0/8", "192.0.2.7/32"],
-                                                                            description="office"))]
+    made = entry(role="app", cidrs=["10.0.0.0/8", "192.0.2.7/32"], description="office")
+    server.script = [page(entry(id="c0", role="other")), (201, made)]
     result = run(role="app", cidrs=["192.0.2.7", "10.1.2.3/8"], description="office")
     assert result["changed"] is True and result["ip_restriction"]["id"] == "c1"
     assert methods(server) == ["GET", "POST"] and server.requests[1]["path"] == URL
