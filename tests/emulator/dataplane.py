@@ -102,6 +102,8 @@ class DataPlane:
         self.templates: set[str] = set()  # template schemas, kept by a wipe
         self.described: dict[str, dict] = {}  # descriptions of schemas that never change (templates, backups)
         self.latest = None  # the world made last: the one the MySQL edge's logins go to
+        self.hba = None  # (path, lines) of PostgreSQL's pg_hba.conf as the harness wrote it (set_hba)
+        self.hba_lines: list[str] = []  # the IP restrictions' lines set_hba gave it
         self.edge = None
         if "tls" in config:
             from .edge import MySQLEdge
@@ -174,6 +176,7 @@ class DataPlane:
         """Every schema, user and role the emulator made goes (a world going live). PostgreSQL databases named
         in keep_databases stay, emptied of what the roles owned (``reused``): making one costs 0.1-0.2 s."""
         self.remove_dumps()
+        self.set_hba([])
         keep_databases, self.restored = set(keep_databases) - self.restored, set()
         schemas = [row[0] for row in self.my("SELECT schema_name FROM information_schema.schemata")
                    if row[0] not in SYSTEM_SCHEMAS and row[0] not in self.templates]
@@ -202,6 +205,34 @@ class DataPlane:
         if roles:
             self.pg(owned)
             self.pg(sql.SQL("DROP ROLE {}").format(sql.SQL(", ").join(map(sql.Identifier, roles))))
+
+    def set_hba(self, lines: list[str]) -> None:
+        """PostgreSQL's pg_hba.conf with lines (IP restrictions) before its first host line, reloaded: returns once
+        the server admits logins by the new rules (a new connection's pg_conf_load_time has moved)."""
+        import time
+
+        with self.lock:
+            if lines == self.hba_lines:
+                return
+            if self.hba is None:
+                path = self.pg("SHOW hba_file")[0][0]
+                with open(path, encoding="utf-8") as handle:
+                    self.hba = (path, handle.read().splitlines())
+            path, base = self.hba
+            at = next((i for i, line in enumerate(base) if line.split()[:1] in (["host"], ["hostssl"])), len(base))
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write("\n".join(base[:at] + lines + base[at:]) + "\n")
+            errors = self.pg("SELECT line_number, error FROM pg_hba_file_rules WHERE error IS NOT NULL")
+            if errors:
+                raise RuntimeError(f"pg_hba.conf refused: {errors}")
+            before = self.pg("SELECT pg_conf_load_time()", database="postgres")[0][0]
+            self.pg("SELECT pg_reload_conf()")
+            deadline = time.monotonic() + 10
+            while self.pg("SELECT pg_conf_load_time()", database="postgres")[0][0] == before:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("PostgreSQL did not reload pg_hba.conf in 10 seconds")
+                time.sleep(0.01)
+            self.hba_lines = list(lines)
 
     # ------------------------------------------------------------ MariaDB: schemas and users
 
@@ -419,6 +450,7 @@ class DataPlaneHooks:
                 for record, secret in users:
                     data.create_user(record.model.username, secret, name, record.model.role,
                                      branch.model.safe_migrations)
+        data.set_hba(self.hba_lines())  # network.py: the IP restrictions of the world's PostgreSQL databases
         self.data_expire()
 
     def data_branch_created(self, db, branch) -> None:
@@ -427,6 +459,8 @@ class DataPlaneHooks:
         postgres = db.model.kind == "postgresql"
         name = server_name(db.model.name, branch.model.name, 63 if postgres else 64)
         self.data_names[branch.model.id] = name
+        if postgres and self._data_go_live() == "live":
+            self.data.set_hba(self.hba_lines())  # the database's IP restrictions reach the new branch (network.py)
         # a branch's schema (MySQL) or database (PostgreSQL) is made when a password, a role, a login or a deploy
         # needs it: seeding hundreds of branches costs the servers nothing (a PostgreSQL database takes 0.1-0.2 s,
         # many times that on a loaded machine)
@@ -505,6 +539,7 @@ class DataPlaneHooks:
         self._data_database(name)
         if created:
             self.data.create_role(record.model.username, secret, record.model.inherited_roles)
+            self.data.set_hba(self.hba_lines())  # IP restrictions that name the role (network.py)
         else:
             self.data.set_role_secret(record.model.username, secret)
         self.data_locked.discard(record.model.username)

@@ -46,6 +46,7 @@ from .schema import SchemaHooks
 from .dataplane import DataPlaneHooks
 from .deploys import DeployRequests
 from .lifecycle import BranchLifecycle
+from .network import PostgresNetwork
 from .oauth import Authority
 from .webhooks import Webhooks
 from .postgres import Roles
@@ -78,7 +79,7 @@ SSO_MANAGED = "Teams managed by single sign-on cannot be updated"
 
 
 class World(Capacity, Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backups, Roles, DataPlaneHooks,
-            SchemaHooks):
+            SchemaHooks, PostgresNetwork):
     def __init__(self, settings: Settings):
         self.lock = threading.RLock()
         self.settings = settings

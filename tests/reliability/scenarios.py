@@ -102,6 +102,19 @@ def every_module(emulator, **connection):
         task("Ensure role app, a no-op", "postgres_role", no_log=True, name="app", ttl=3600,
              inherited_roles=["pg_write_all_data", "pg_read_all_data"], **POSTGRES),
         task("List the roles of pgapp", "postgres_role_info", **POSTGRES),
+        task("Restrict logins to pgapp", "postgres_ip_restriction", database=POSTGRES["database"],
+             cidrs=["10.0.0.0/8", "127.0.0.1"], description="reliability"),
+        task("Let role app in from another network", "postgres_ip_restriction", database=POSTGRES["database"],
+             role="app", cidrs=["192.168.0.0/16"]),
+        task("Ensure the restriction of pgapp, a no-op", "postgres_ip_restriction", database=POSTGRES["database"],
+             cidrs=["127.0.0.1/32", "10.1.2.3/8"], description="reliability"),
+        task("Lift the restriction of role app", "postgres_ip_restriction", database=POSTGRES["database"],
+             role="app", state="absent"),
+        task("Throttle the migrations of app", "database_throttler", database=database, ratio=20),
+        task("Throttle keyspace app harder", "database_throttler", database=database,
+             keyspaces=[dict(name=database, ratio=40)]),
+        task("Throttle keyspace app, a no-op", "database_throttler", database=database,
+             keyspaces=[dict(name=database, ratio=40)]),
         task("Read the parameters of pgapp", "postgres_parameter_info", namespace="pgconf", **POSTGRES),
         task("Read the extensions of pgapp", "postgres_extension_info", available=True, **POSTGRES),
         task("List the change and resize requests of main", "branch_change_info", database=database,
@@ -199,7 +212,11 @@ def end_state(emulator):
     roles = sorted((r["name"], r.get("ttl"), sorted(r.get("inherited_roles") or []), r.get("default"))
                    for r in emulator.list("/organizations/%s/databases/%s/branches/%s/roles" % (
                        org, postgres["database"], postgres["branch"])))
+    restrictions = sorted((c["role"], c["schema"], sorted(c["cidrs"]), c.get("description"))
+                          for c in emulator.list("/organizations/%s/databases/%s/cidrs" % (org, postgres["database"])))
+    throttler = emulator.api("GET", base + "/throttler")["configurations"]
     return dict(branches=[(b["name"], b.get("parent_branch"), (b.get("region") or {}).get("slug"),
                            b.get("deletion_protected"), b.get("vtgate_count")) for b in branches],
                 passwords=passwords, teams=teams, deploys=deploys, production_tables=tables, webhooks=webhooks,
-                service_tokens=tokens, members=members, roles=roles)
+                service_tokens=tokens, members=members, roles=roles, ip_restrictions=restrictions,
+                throttler=sorted((c["keyspace_name"], c["ratio"]) for c in throttler))

@@ -41,6 +41,7 @@ VALID = {
     "deploy_request_review": dict(database="app", number=1),
     "database": dict(name="bad-input", cluster_size="PS_10", wait=False),
     "database_info": dict(),
+    "database_throttler": dict(database="app", ratio=10),
     "cluster_size_info": dict(engine="mysql"),
     "backup": dict(database="app", branch="main", name="bad-input", wait=False),
     "backup_info": dict(database="app", branch="main"),
@@ -52,6 +53,7 @@ VALID = {
     "postgres_role_info": dict(database="pgapp", branch="main"),
     "postgres_parameter_info": dict(database="pgapp", branch="main"),
     "postgres_extension_info": dict(database="pgapp", branch="main"),
+    "postgres_ip_restriction": dict(database="pgapp", role="bad-input", cidrs=["10.0.0.0/8"]),
     "query_pattern_info": dict(database="app", branch="main"),
     "region_info": dict(database="app"),
     "read_only_region_info": dict(database="app"),
@@ -130,6 +132,9 @@ CONFLICTS = {
     "webhook_info": [dict(url="not a url")],
     "postgres_role": [dict(renew=True, reset=True), dict(successor="heir"),
                       dict(inherited_roles=["pg_read_all_data", "superuser"])],
+    "postgres_ip_restriction": [dict(cidrs=["2001:db8::/32"]), dict(cidrs=["10.0.0.300"]), dict(cidrs=[])],
+    "database_throttler": [dict(ratio=96), dict(ratio=None, keyspaces=[dict(name="app", ratio=100)]),
+                           dict(keyspaces=[dict(name="app", ratio=5)])],
 }
 NOT_A_BRANCH_NAME = st.sampled_from(["UPPER", "has space", "Main Branch", "-dev", "dev.1", "a" * 64])
 PATH_CHARACTERS = ("/", "../", "?", "#", "%2F", "\\", "\x00", "\n", "\t", "%")
@@ -397,7 +402,9 @@ ENDPOINTS = (
     "/v1/organizations/{}/databases/{}/branches/{}/resizes/{}",
     "/v1/organizations/{}/databases/{}/branches/{}/parameters",
     "/v1/organizations/{}/databases/{}/branches/{}/extensions",
-    "/v1/organizations/{}/databases/{}/read-only-regions")
+    "/v1/organizations/{}/databases/{}/read-only-regions",
+    "/v1/organizations/{}/databases/{}/cidrs", "/v1/organizations/{}/databases/{}/cidrs/{}",
+    "/v1/organizations/{}/databases/{}/throttler")
 PATTERNS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]+") + "$") for template in ENDPOINTS]
 # The fixed segments of the endpoints' paths (every other segment of a request's path is a value of a case)
 WORDS = set(segment for template in ENDPOINTS for segment in template.split("/") if segment and segment != "{}")

@@ -45,9 +45,6 @@ EXCEPTIONS = {
     # filter and the deploy_request module report); named here, beside status(), for the tests that hold it to them.
     ("module_utils/deploy_requests.py", "DEPLOYMENT_STATES"): "the states status() maps from",
     ("module_utils/deploy_requests.py", "STATUSES"): "the words status() answers",
-    # IP networks of a cidrs option, beside Resource's other checks of input: password's today, and the allowed
-    # networks of PostgreSQL databases (the network-access modules) next.
-    ("module_utils/resource.py", "networks"): "the cidrs check, for every module that takes IP ranges",
 }
 # Whole files that stay although fewer than two plugins use them (none today).
 EXCEPTED_FILES = {}
