@@ -64,6 +64,12 @@ async def list_branch_bouncer_resize_requests(database: str, branch: str, call: 
 # ---------------------------------------------------------------- control
 
 
+@control.get("/bouncers")
+async def bouncer_addresses(request: Request):
+    """Where each bouncer's real PgBouncer listens on the data plane: {"org/database/branch/bouncer": "host:port"}."""
+    return world_of(request).data_bouncer_addresses()
+
+
 class ElsewhereResize(BaseModel):
     """A bouncer resize asked elsewhere (the web console), by the seeded user, that may end canceled."""
 

@@ -386,10 +386,41 @@ class Bouncers:
         return window([self._render_resize(r) for r in self._branch_resizes(found)
                        if bouncer is None or r.bouncer is bouncer], paging)
 
-    # ------------------------------------------------------------ the data plane (dataplane_bouncers.py)
+    # ------------------------------------------------------------ the data plane (pgbouncer.py)
 
     def data_bouncer_changed(self, bouncer: BouncerState) -> None:
-        """A bouncer made or resized: the data plane's PgBouncer follows (none without a data plane)."""
+        """A bouncer made or resized: the data plane's PgBouncer in front of the branch's database follows (none
+        without a data plane, or without Debian's pgbouncer)."""
+        name = self.data_names.get(bouncer.branch.model.id) if self.data is not None else None
+        if name is None or not self._data_go_live():
+            return
+        from . import pgbouncer
+
+        if pgbouncer.binary() is None:
+            return
+        self._data_database(name)
+        settings = {spec.name: bouncer.shape.parameters.get(spec.name, spec.default) for spec in BOUNCER_PARAMETERS}
+        pgbouncer.ensure(self.data, bouncer.id, name, settings, owner=self)
 
     def data_bouncer_removed(self, bouncer: BouncerState) -> None:
         """A bouncer deleted: its PgBouncer stops."""
+        if self.data is not None:
+            from . import pgbouncer
+
+            pgbouncer.stop(bouncer.id)
+
+    @locked
+    def data_bouncer_addresses(self) -> dict[str, str]:
+        """organization/database/branch/bouncer -> the address of its PgBouncer on the data plane."""
+        from . import pgbouncer
+
+        running = pgbouncer.addresses()
+        found = {}
+        for org in self.orgs.values():
+            for db in org.databases.values():
+                for branch in db.branches.values():
+                    for bouncer in self._bouncer_state()["bouncers"].get(branch.model.id, {}).values():
+                        if bouncer.id in running:
+                            found[f"{org.ref.name}/{db.model.name}/{branch.model.name}/{bouncer.name}"] = \
+                                running[bouncer.id]
+        return found

@@ -4,6 +4,11 @@ setting); a MySQL branch has none.
 
 Every answer is validated against the published OpenAPI after the test (conftest.openapi_check)."""
 
+import psycopg
+import pytest
+
+from emulator import pgbouncer
+
 from .conftest import MAIN
 
 PG = "/v1/organizations/acme/databases/pgapp/branches/main"
@@ -100,3 +105,51 @@ def test_bad_parameters_are_refused(api):
                                                     json={"parameters": {"pgbouncer": {"nope": 1}}}))
     assert "pool_mode" in refused(api.patch(f"{POOL}/resizes",
                                             json={"parameters": {"pgbouncer": {"pool_mode": "never"}}}))
+
+
+# ---------------------------------------------------------------- the data plane: a real PgBouncer
+
+
+def pg_role(api, **body):
+    answer = api.post(f"{PG}/roles", json=body)
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def through(dataplane, address, created, secret=None):
+    host, port = address.rsplit(":", 1)
+    return psycopg.connect(host=host, port=int(port), user=created["username"], password=secret or created["password"],
+                           dbname=created["database_name"], sslmode="verify-full", sslrootcert=dataplane.ca_file,
+                           autocommit=True, connect_timeout=10)
+
+
+def test_a_role_logs_in_through_the_real_pgbouncer_of_a_bouncer(api, dataplane):
+    if pgbouncer.binary() is None:
+        pytest.skip("Debian's pgbouncer is not installed (make dataplane installs it)")
+    created = pg_role(api, name="app", inherited_roles=["postgres"])
+    made = ok(api.post(BOUNCERS, json={"name": "pool"}))
+    address = ok(api.control("GET", "/bouncers"))["acme/pgapp/main/pool"]
+    assert address != created["access_host_url"]  # its own port, in front of the branch's database
+    with through(dataplane, address, created) as connection:
+        assert connection.info.pgconn.ssl_in_use
+        assert connection.execute("SELECT current_user, current_database()").fetchone() == \
+            (created["username"], created["database_name"])
+        connection.execute("CREATE TABLE pooled (id bigint PRIMARY KEY)")
+        # the server saw a client that is not this one: the pooler's connection
+        clients = connection.execute("SELECT count(*) FROM pg_stat_activity WHERE usename = current_user "
+                                     "AND backend_type = 'client backend'").fetchone()[0]
+        assert clients >= 1
+    with pytest.raises(psycopg.OperationalError):
+        through(dataplane, address, created, secret="pscale_pw_wrong").close()
+    # a completed resize reaches the PgBouncer's configuration
+    api.control("POST", "/settings", json={"change_step_delay": 0})
+    ok(api.patch(f"{POOL}/resizes", json={"parameters": {"pgbouncer": {"pool_mode": "session"}}}))
+    assert parameter(ok(api.get(POOL)), "pool_mode") == "session"
+    assert pgbouncer.running(made["id"]).settings["pool_mode"] == "session"
+    with through(dataplane, address, created) as connection:
+        assert connection.execute("SELECT count(*) FROM pooled").fetchone() == (0,)
+    # deleted: its PgBouncer stops
+    ok(api.delete(POOL), 204)
+    assert ok(api.control("GET", "/bouncers")) == {}
+    with pytest.raises(psycopg.OperationalError):
+        through(dataplane, address, created).close()
