@@ -325,12 +325,18 @@ class PostgresBouncer(Resource):
             body["parameters"] = dict(pgbouncer=changes["parameters"])
 
         def asked(error):  # pylint: disable=unused-argument
+            """After a lost answer or a refusal: the request it made, running, or (the bouncer has it all) ended."""
             found = self.running()
-            return None if found is None else (found, True)
+            if found is not None:
+                return found, True
+            bouncer = self.read_record()
+            return (next(iter(self.resizes()), None), True) if bouncer and not self.differences(bouncer) else None
         self.request = write_and_settle(lambda: self.client.patch(self.url(self.params["name"], "resizes"),
                                                                   json=body), read_back=asked, on_conflict=asked)[0]
         if not self.params["wait"]:
             return self.predict(resource, changes)
+        if self.request is None:
+            return self.read_record() or self.predict(resource, changes)
         self.request = self.waiter(self.request).wait(lambda: self.find(self.request["id"]),
                                                       self.params["wait_timeout"], current=self.request, changed=True)
         return self.read_record() or self.predict(resource, changes)

@@ -50,10 +50,9 @@ EXAMPLES = r"""
     branch: main
   register: found
 
-- name: Show their names, targets and sizes
+- name: Show their names and sizes
   ansible.builtin.debug:
-    msg: "{{ found.bouncers | map(attribute='name') | zip(found.bouncers | map(attribute='target'),
-             found.bouncers | map(attribute='sku.name')) | list }}"
+    msg: "{{ found.bouncers | items2dict(key_name='name', value_name='sku') }}"
 
 - name: The resize requests of the branch's bouncers
   planetscale.cloud.postgres_bouncer_info:

@@ -170,3 +170,13 @@ def test_bad_input_fails_before_any_request(server, run, args, sentence):
     with pytest.raises(ModuleFailure) as caught:
         run(**args)
     assert caught.value.msg == sentence and server.requests == []
+
+
+def test_a_lost_answer_of_a_resize_that_completed_meanwhile_is_not_sent_again(server, run, sleeps):
+    """The PATCH was applied and the request completed before the read-back: the bouncer has it all, so the newest
+    request is the answer and nothing is sent again."""
+    server.script = [(200, bouncer()), page(), "drop", page(resize("completed")), (200, bouncer("PGB_40")),
+                     page(resize("completed")), (200, bouncer("PGB_40"))]
+    result = run(size="PGB_40", api_retries=0)
+    assert result["changed"] is True and result["resize_request"]["state"] == "completed"
+    assert [m for m, _ in methods(server)].count("PATCH") == 1
