@@ -402,7 +402,8 @@ ENDPOINTS = (
     "/v1/organizations/{}/databases/{}/branches/{}/parameters",
     "/v1/organizations/{}/databases/{}/branches/{}/extensions",
     "/v1/organizations/{}/databases/{}/read-only-regions",
-    "/v1/organizations/{}/databases/{}/branches/{}/bouncers", "/v1/organizations/{}/databases/{}/branches/{}/bouncers/{}",
+    "/v1/organizations/{}/databases/{}/branches/{}/bouncers",
+    "/v1/organizations/{}/databases/{}/branches/{}/bouncers/{}",
     "/v1/organizations/{}/databases/{}/branches/{}/bouncers/{}/resizes",
     "/v1/organizations/{}/databases/{}/branches/{}/bouncer-resizes")
 PATTERNS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]+") + "$") for template in ENDPOINTS]
