@@ -218,7 +218,7 @@ class Bouncers:
     def _branch_resizes(self, branch: BranchRecord) -> list[ResizeState]:
         return self._bouncer_state()["resizes"].setdefault(branch.model.id, [])
 
-    def _pg_branch(self, org: OrgRecord, database: str, name: str) -> BranchRecord:
+    def _bouncer_branch(self, org: OrgRecord, database: str, name: str) -> BranchRecord:
         branch = self.find_branch(org, database, name)
         if branch.model.kind != "postgresql":
             raise unprocessable(f"PgBouncers are for PostgreSQL branches: {name!r} is a MySQL branch")
@@ -284,16 +284,16 @@ class Bouncers:
 
     @locked
     def bouncers(self, org: OrgRecord, database: str, branch: str, paging: Paging) -> Window[Bouncer]:
-        found = self._pg_branch(org, database, branch)
+        found = self._bouncer_branch(org, database, branch)
         return window([self._render_bouncer(b) for b in self._branch_bouncers(found).values()], paging)
 
     @locked
     def bouncer(self, org: OrgRecord, database: str, branch: str, name: str) -> Bouncer:
-        return self._render_bouncer(self._find_bouncer(self._pg_branch(org, database, branch), name))
+        return self._render_bouncer(self._find_bouncer(self._bouncer_branch(org, database, branch), name))
 
     @locked
     def create_bouncer(self, org: OrgRecord, database: str, branch: str, body: BouncerCreate, user: User) -> Bouncer:
-        found = self._pg_branch(org, database, branch)
+        found = self._bouncer_branch(org, database, branch)
         self._ready_branch(org, database, branch, "take a bouncer")
         bouncers = self._branch_bouncers(found)
         if body.name in bouncers:
@@ -309,7 +309,7 @@ class Bouncers:
 
     @locked
     def delete_bouncer(self, org: OrgRecord, database: str, branch: str, name: str) -> None:
-        found = self._pg_branch(org, database, branch)
+        found = self._bouncer_branch(org, database, branch)
         bouncer = self._find_bouncer(found, name)
         now = self.now()
         for resize in self._branch_resizes(found):
@@ -328,7 +328,7 @@ class Bouncers:
     @locked
     def resize_bouncer(self, org: OrgRecord, database: str, branch: str, name: str, body: BouncerResizeBody,
                        user: User, end_state: str | None = None) -> BouncerResize:
-        found = self._pg_branch(org, database, branch)
+        found = self._bouncer_branch(org, database, branch)
         bouncer = self._find_bouncer(found, name)
         running = self._running_resize(found, bouncer)
         if running is not None and running.state(self.now())[0] == "resizing":
@@ -370,7 +370,7 @@ class Bouncers:
 
     @locked
     def cancel_bouncer_resize(self, org: OrgRecord, database: str, branch: str, name: str) -> None:
-        found = self._pg_branch(org, database, branch)
+        found = self._bouncer_branch(org, database, branch)
         bouncer = self._find_bouncer(found, name)
         running = self._running_resize(found, bouncer)
         if running is None or running.state(self.now())[0] != "pending":
@@ -381,7 +381,7 @@ class Bouncers:
     @locked
     def bouncer_resizes(self, org: OrgRecord, database: str, branch: str, paging: Paging,
                         name: str | None = None) -> Window[BouncerResize]:
-        found = self._pg_branch(org, database, branch)
+        found = self._bouncer_branch(org, database, branch)
         bouncer = self._find_bouncer(found, name) if name is not None else None
         return window([self._render_resize(r) for r in self._branch_resizes(found)
                        if bouncer is None or r.bouncer is bouncer], paging)
