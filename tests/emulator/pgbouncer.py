@@ -6,8 +6,9 @@ of 127.0.0.1, speaking TLS to its clients with the emulator's certificate and to
 client with SCRAM against the role's verifier (``auth_query`` as the superuser, whose password the emulator sets when
 it starts the first bouncer) and logs the client in to PostgreSQL as itself with the keys of that exchange (SCRAM
 pass-through): the emulator never sees a secret. A completed resize rewrites its configuration (``pool_mode``,
-``default_pool_size``, ``max_client_conn``) and reloads it; a deleted bouncer's process stops, and so does every one
-when a world goes live (the servers emptied) or the emulator exits.
+``default_pool_size``, ``max_client_conn``) and reloads it; a deleted bouncer's process stops, and so do those of a
+world when the next world starts one, and every one when the emulator's process ends (the kernel's parent-death
+signal: also when it is killed).
 
 The platform reaches a dedicated bouncer with the role's user name and ``|<bouncer>``: that suffix is the platform's
 routing, which a lone PgBouncer does not read, so here a role logs in with its own user name, on the bouncer's port
@@ -33,6 +34,14 @@ _owners: dict[str, object] = {}  # bouncer id -> the world it belongs to
 def binary() -> str | None:
     """The pgbouncer executable, or None when it is not installed."""
     return next((path for path in CANDIDATES if os.access(path, os.X_OK)), shutil.which("pgbouncer"))
+
+
+def _die_with_the_emulator() -> None:
+    """In the child before pgbouncer runs (after the switch to the postgres user): the kernel kills it when the
+    emulator's process ends, however it ends (PR_SET_PDEATHSIG), so no PgBouncer outlives its emulator."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
 
 
 def _free_port() -> int:
@@ -110,8 +119,9 @@ class PgBouncer:
         path = self._write(owner)
         log = os.path.join(self.directory, "pgbouncer.out")
         with open(log, "wb") as out:
-            self.process = subprocess.Popen([binary(), path], stdout=out, stderr=subprocess.STDOUT,  # noqa: S603
-                                            start_new_session=True, **owner)  # pylint: disable=consider-using-with
+            self.process = subprocess.Popen(  # pylint: disable=consider-using-with,subprocess-popen-preexec-fn
+                [binary(), path], stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                preexec_fn=_die_with_the_emulator, **owner)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -135,7 +145,7 @@ class PgBouncer:
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)  # immediate shutdown
+            self.process.send_signal(signal.SIGTERM)  # PgBouncer 1.18: immediate shutdown
             try:
                 self.process.wait(5)
             except subprocess.TimeoutExpired:
