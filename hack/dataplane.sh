@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # make dataplane: the emulator's data plane servers, MariaDB and PostgreSQL (tests/harness/dataplane.py starts
-# throwaway instances of them for every emulator). Debian's mariadb-server and postgresql, installed with apt-get
-# when mariadbd, mariadb-install-db or PostgreSQL's initdb is missing (as root, or through sudo); installing starts
-# no service here, and none is needed. Elsewhere, install MariaDB and PostgreSQL (14 or newer) and name the
-# directories of their binaries in MARIADB_BIN and POSTGRES_BIN.
+# throwaway instances of them for every emulator), and PgBouncer (the emulator starts one for each bouncer a test
+# makes, tests/emulator/pgbouncer.py). Debian's mariadb-server, postgresql and pgbouncer, installed with apt-get
+# when mariadbd, mariadb-install-db, PostgreSQL's initdb or pgbouncer is missing (as root, or through sudo);
+# installing starts no service here, and none is needed. Elsewhere, install MariaDB and PostgreSQL (14 or newer) and
+# name the directories of their binaries in MARIADB_BIN and POSTGRES_BIN, and PgBouncer if you have it (without it
+# the emulator's bouncers have no process).
 set -euo pipefail
 
 find_bin() {  # NAME DIR...: the first executable NAME in the directories or on PATH
@@ -20,10 +22,12 @@ present() {
     find_bin mariadb-install-db "${MARIADB_BIN:-}" /usr/bin >/dev/null || return 1
     initdb=$(find_bin initdb "${POSTGRES_BIN:-}" $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5 -n -r)) \
         || return 1
+    pgbouncer=$(find_bin pgbouncer /usr/sbin) || return 1
 }
 
 if present; then
-    echo "dataplane: $("$mariadbd" --version | sed 's/^.*Ver /MariaDB /'), $("$initdb" --version)"
+    echo "dataplane: $("$mariadbd" --version | sed 's/^.*Ver /MariaDB /'), $("$initdb" --version)," \
+         "$("$pgbouncer" --version | head -1)"
     exit 0
 fi
 command -v apt-get >/dev/null || {
@@ -37,9 +41,11 @@ if (( $(id -u) != 0 )); then
                                     exit 2; }
     sudo=sudo
 fi
-echo "dataplane: apt-get install mariadb-server postgresql"
+echo "dataplane: apt-get install mariadb-server postgresql pgbouncer"
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends mariadb-server postgresql \
-    >/dev/null
-present || { echo "error: mariadb-server and postgresql installed, yet mariadbd or initdb is missing" >&2; exit 2; }
-echo "dataplane: $("$mariadbd" --version | sed 's/^.*Ver /MariaDB /'), $("$initdb" --version)"
+    pgbouncer >/dev/null
+present || { echo "error: mariadb-server, postgresql and pgbouncer installed, yet mariadbd, initdb or pgbouncer is" \
+                  "missing" >&2; exit 2; }
+echo "dataplane: $("$mariadbd" --version | sed 's/^.*Ver /MariaDB /'), $("$initdb" --version)," \
+     "$("$pgbouncer" --version | head -1)"

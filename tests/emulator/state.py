@@ -40,6 +40,7 @@ from .models import (
 )
 from .access import Access
 from .backups import Backups
+from .bouncers import Bouncers
 from .capacity import Capacity
 from .databases import Databases
 from .schema import SchemaHooks
@@ -78,8 +79,8 @@ SIGNED_URL_LIFETIME = timedelta(minutes=5)
 SSO_MANAGED = "Teams managed by single sign-on cannot be updated"
 
 
-class World(Capacity, Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backups, Roles, DataPlaneHooks,
-            SchemaHooks, PostgresNetwork):
+class World(Bouncers, Capacity, Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backups, Roles,
+            DataPlaneHooks, SchemaHooks, PostgresNetwork):
     def __init__(self, settings: Settings):
         self.lock = threading.RLock()
         self.settings = settings

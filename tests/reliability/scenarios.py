@@ -117,6 +117,14 @@ def every_module(emulator, **connection):
              keyspaces=[dict(name=database, ratio=40)]),
         task("Read the parameters of pgapp", "postgres_parameter_info", namespace="pgconf", **POSTGRES),
         task("Read the extensions of pgapp", "postgres_extension_info", available=True, **POSTGRES),
+        task("Create bouncer rel-pool", "postgres_bouncer", name="rel-pool", target="replica", replicas_per_cell=2,
+             parameters=dict(default_pool_size=40), **POSTGRES),
+        task("Resize bouncer rel-pool", "postgres_bouncer", name="rel-pool", size="PGB_10", **POSTGRES),
+        task("Ensure bouncer rel-pool, a no-op", "postgres_bouncer", name="rel-pool", size="PGB_10",
+             target="replica", parameters=dict(default_pool_size="40"), **POSTGRES),
+        task("Create bouncer rel-gone", "postgres_bouncer", name="rel-gone", **POSTGRES),
+        task("Delete bouncer rel-gone", "postgres_bouncer", name="rel-gone", state="absent", **POSTGRES),
+        task("List the bouncers of pgapp", "postgres_bouncer_info", resize_requests=True, **POSTGRES),
         task("List the change and resize requests of main", "branch_change_info", database=database,
              branch="{{ world.branch }}"),
         task("List the read-only regions", "read_only_region_info", database=database),
@@ -185,7 +193,7 @@ def every_module(emulator, **connection):
 
 def end_state(emulator):
     """The end state the suite compares: branches, passwords, teams, deploy requests, tables, webhooks, service
-    tokens, members and Postgres roles, without ids, times or secrets."""
+    tokens, members, Postgres roles and bouncers, without ids, times or secrets."""
     org, database = emulator.world["organization"], emulator.world["database"]
     base = "/organizations/%s/databases/%s" % (org, database)
     branches = sorted(emulator.list(base + "/branches"), key=lambda b: b["name"])
@@ -215,8 +223,12 @@ def end_state(emulator):
     restrictions = sorted((c["role"], c["schema"], sorted(c["cidrs"]), c.get("description"))
                           for c in emulator.list("/organizations/%s/databases/%s/cidrs" % (org, postgres["database"])))
     throttler = emulator.api("GET", base + "/throttler")["configurations"]
+    bouncers = sorted((b["name"], b["target"], b["sku"]["name"], b["replicas_per_cell"],
+                       sorted((p["name"], p["value"]) for p in b["parameters"]))
+                      for b in emulator.list("/organizations/%s/databases/%s/branches/%s/bouncers" % (
+                          org, postgres["database"], postgres["branch"])))
     return dict(branches=[(b["name"], b.get("parent_branch"), (b.get("region") or {}).get("slug"),
                            b.get("deletion_protected"), b.get("vtgate_count")) for b in branches],
                 passwords=passwords, teams=teams, deploys=deploys, production_tables=tables, webhooks=webhooks,
                 service_tokens=tokens, members=members, roles=roles, ip_restrictions=restrictions,
-                throttler=sorted((c["keyspace_name"], c["ratio"]) for c in throttler))
+                throttler=sorted((c["keyspace_name"], c["ratio"]) for c in throttler), bouncers=bouncers)

@@ -54,6 +54,8 @@ VALID = {
     "postgres_parameter_info": dict(database="pgapp", branch="main"),
     "postgres_extension_info": dict(database="pgapp", branch="main"),
     "postgres_ip_restriction": dict(database="pgapp", role="bad-input", cidrs=["10.0.0.0/8"]),
+    "postgres_bouncer": dict(database="pgapp", branch="main", name="bad-input", wait=False),
+    "postgres_bouncer_info": dict(database="pgapp", branch="main"),
     "query_pattern_info": dict(database="app", branch="main"),
     "region_info": dict(database="app"),
     "read_only_region_info": dict(database="app"),
@@ -135,6 +137,8 @@ CONFLICTS = {
     "postgres_ip_restriction": [dict(cidrs=["2001:db8::/32"]), dict(cidrs=["10.0.0.300"]), dict(cidrs=[])],
     "database_throttler": [dict(ratio=96), dict(ratio=None, keyspaces=[dict(name="app", ratio=100)]),
                            dict(keyspaces=[dict(name="app", ratio=5)])],
+    "postgres_bouncer": [dict(name="Read Pool"), dict(parameters=dict(default_pool_size=dict(value=1))),
+                         dict(replicas_per_cell=0)],
 }
 NOT_A_BRANCH_NAME = st.sampled_from(["UPPER", "has space", "Main Branch", "-dev", "dev.1", "a" * 64])
 PATH_CHARACTERS = ("/", "../", "?", "#", "%2F", "\\", "\x00", "\n", "\t", "%")
@@ -404,7 +408,11 @@ ENDPOINTS = (
     "/v1/organizations/{}/databases/{}/branches/{}/extensions",
     "/v1/organizations/{}/databases/{}/read-only-regions",
     "/v1/organizations/{}/databases/{}/cidrs", "/v1/organizations/{}/databases/{}/cidrs/{}",
-    "/v1/organizations/{}/databases/{}/throttler")
+    "/v1/organizations/{}/databases/{}/throttler",
+    "/v1/organizations/{}/databases/{}/branches/{}/bouncers",
+    "/v1/organizations/{}/databases/{}/branches/{}/bouncers/{}",
+    "/v1/organizations/{}/databases/{}/branches/{}/bouncers/{}/resizes",
+    "/v1/organizations/{}/databases/{}/branches/{}/bouncer-resizes")
 PATTERNS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]+") + "$") for template in ENDPOINTS]
 # The fixed segments of the endpoints' paths (every other segment of a request's path is a value of a case)
 WORDS = set(segment for template in ENDPOINTS for segment in template.split("/") if segment and segment != "{}")

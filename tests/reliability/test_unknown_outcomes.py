@@ -269,6 +269,45 @@ def test_each_capacity_write_with_an_unknown_outcome_makes_one_request(emulator,
         assert [r["state"] for r in run.result(name).result["change_requests"]] in ([], ["completed"])
 
 
+# PgBouncers (issue 34) ---------------------------------------------------------------------------
+
+BOUNCERS_PATH = PG_DB_PATH + "/branches/main/bouncers"
+
+
+@pytest.mark.parametrize("mode,in_process", WRITE_CASES)
+def test_each_bouncer_write_with_an_unknown_outcome_is_applied_once(emulator, ansible, figures, mode, in_process):
+    """A bouncer's create, resize and delete whose answers were lost: one bouncer made, one resize request (found
+    running or ended, and waited for), the deleted one gone; every task reports the change."""
+    emulator.settings(change_step_delay=0.3)
+    base = "/organizations/acme/databases/pgapp/branches/main/bouncers"
+    for name in ("uo-resize", "uo-gone"):
+        emulator.api("POST", base, dict(name=name))
+    targets = [("POST", BOUNCERS_PATH + "$"), ("PATCH", BOUNCERS_PATH + "/uo-resize/resizes$"),
+               ("DELETE", BOUNCERS_PATH + "/uo-gone$")]
+    rules = [dict(MODES[mode], method=method, path=path, times=1) for method, path in targets]
+    emulator.clear_requests()
+    emulator.faults(*rules)
+    where = dict(database="pgapp", branch="main")
+    run = ansible.run([play([
+        task("Create bouncer uo-new", "postgres_bouncer", name="uo-new", size="PGB_10", target="replica", **where),
+        task("Resize bouncer uo-resize", "postgres_bouncer", name="uo-resize", size="PGB_20",
+             parameters=dict(default_pool_size=60), **where),
+        task("Delete bouncer uo-gone", "postgres_bouncer", name="uo-gone", state="absent", **where),
+    ], defaults=module_defaults())], emulator=emulator, in_process=in_process,
+        label="bouncer unknown outcomes %s in_process=%s" % (mode, in_process))
+    _faults_met(emulator, run, rules, figures)
+
+    bouncers = dict((b["name"], b) for b in emulator.list(base))
+    assert sorted(bouncers) == ["uo-new", "uo-resize"]
+    assert (bouncers["uo-new"]["sku"]["name"], bouncers["uo-new"]["target"]) == ("PGB_10", "replica")
+    resizes = emulator.list(base + "/uo-resize/resizes")
+    figures["duplicates"] += max(0, len(resizes) - 1)
+    assert [(r["state"], r["sku"]["name"], r["parameters"]) for r in resizes] == [
+        ("completed", "PGB_20", dict(pgbouncer=dict(default_pool_size="60")))]
+    assert bouncers["uo-resize"]["sku"]["name"] == "PGB_20"
+    assert run.result("Resize bouncer uo-resize").result["resize_request"]["state"] == "completed"
+
+
 # Token grants -----------------------------------------------------------------------------------
 
 

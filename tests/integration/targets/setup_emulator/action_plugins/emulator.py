@@ -19,6 +19,8 @@ Runs on the controller, like the lookup of the same name that reads the control 
     emulator: {branch_change_elsewhere: {database: pgapp, branch: main, change: {replicas: 3}}}  # or cluster_size,
                                                  # resize; end_state: a change made elsewhere (the web console)
     emulator: {branch_capacity: {database: pgapp, branch: main}}   # what the branch has; with set: {...}, set it
+    emulator: {bouncer_resize_elsewhere: {database: pgapp, branch: main, bouncer: pool, resize: {replicas_per_cell: 2}}}
+                                                 # end_state: a bouncer resize asked elsewhere (the web console)
 
 The result carries the control API's answer (or the token endpoint's) under `json`, as ansible.builtin.uri would,
 and is never `changed`, so that a play recap counts the changes of the modules under test only.
@@ -35,7 +37,8 @@ from ansible.module_utils.urls import open_url
 from ansible.plugins.action import ActionBase
 
 ACTIONS = ('reset', 'clear', 'faults', 'seed', 'settings', 'advance_clock', 'ddl', 'database', 'approve_deletion',
-           'authorization_code', 'access_token', 'branch_change_elsewhere', 'branch_capacity')
+           'authorization_code', 'access_token', 'branch_change_elsewhere', 'branch_capacity',
+           'bouncer_resize_elsewhere')
 BRANCH = {'organization': {'type': 'str'}, 'database': {'type': 'str'}, 'branch': {'type': 'str', 'required': True}}
 
 ARGUMENT_SPEC = {
@@ -70,6 +73,11 @@ ARGUMENT_SPEC = {
         'end_state': {'type': 'str', 'choices': ['canceled', 'completed']},
     })},
     'branch_capacity': {'type': 'dict', 'options': dict(BRANCH, set={'type': 'dict'})},
+    'bouncer_resize_elsewhere': {'type': 'dict', 'options': dict(BRANCH, **{
+        'bouncer': {'type': 'str', 'required': True},
+        'resize': {'type': 'dict', 'required': True},
+        'end_state': {'type': 'str', 'choices': ['canceled', 'completed']},
+    })},
 }
 
 
@@ -149,6 +157,12 @@ class ActionModule(ActionBase):
             options = args['approve_deletion']
             return call('%s/databases/%s/%s/deletion-approval' % (
                 control, options['organization'] or world['organization'], options['database']), 'POST')
+        if args['bouncer_resize_elsewhere'] is not None:
+            options = args['bouncer_resize_elsewhere']
+            body = dict((key, options[key]) for key in ('resize', 'end_state') if options[key] is not None)
+            return call('%s/branches/%s/%s/%s/bouncers/%s/resizes' % (
+                control, options['organization'] or world['organization'], options['database'] or world['database'],
+                options['branch'], options['bouncer']), 'POST', body)
         for action in ('branch_change_elsewhere', 'branch_capacity'):
             options = args[action]
             if options is None:
