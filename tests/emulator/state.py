@@ -48,6 +48,7 @@ from .deploys import DeployRequests
 from .lifecycle import BranchLifecycle
 from .oauth import Authority
 from .webhooks import Webhooks
+from .traffic_budgets import TrafficBudgets
 from .postgres import Roles
 from .records import (
     ID_ALPHABET,
@@ -77,8 +78,8 @@ SIGNED_URL_LIFETIME = timedelta(minutes=5)
 SSO_MANAGED = "Teams managed by single sign-on cannot be updated"
 
 
-class World(Capacity, Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backups, Roles, DataPlaneHooks,
-            SchemaHooks):
+class World(Capacity, TrafficBudgets, Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backups, Roles,
+            DataPlaneHooks, SchemaHooks):
     def __init__(self, settings: Settings):
         self.lock = threading.RLock()
         self.settings = settings
