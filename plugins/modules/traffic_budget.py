@@ -42,7 +42,7 @@ options:
         neither.
       - Not given, an existing budget keeps its mode and a new one gets the platform's default (V(warn)).
     type: str
-    choices: [enforce, warn, off]
+    choices: [enforce, warn, "off"]
   capacity:
     description: The capacity that can be banked, in percent of seconds of full server usage (0 to 6000).
     type: int
