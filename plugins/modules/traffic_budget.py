@@ -192,7 +192,7 @@ LIMITS = dict(capacity=6000, rate=100, burst=6000, concurrency=100, warning_thre
 RULE_OPTIONS = dict(
     kind=dict(type="str", choices=["match", "each"], default="match"),
     fingerprint=dict(type="str"),
-    keyspace=dict(type="str"),
+    keyspace=dict(type="str", no_log=False),  # a keyspace name, not a key
     tags=dict(type="list", elements="str"),
 )
 
@@ -202,7 +202,7 @@ def tag_text(tag):
     if isinstance(tag, dict):
         key, value = tag.get("key") or "", tag.get("value") or ""
     else:
-        key, _, value = tag.partition("=")
+        key, value = tag.partition("=")[::2]
     key, value = key.strip(), value.strip()
     return "%s=%s" % (key, value) if value else key
 
@@ -331,9 +331,8 @@ class TrafficBudget(Resource):
                 found = [have for have in budget.get("rules") or [] if rule_key(have) == rule_key(rule)]
                 return (found[0], applied) if found else None
             return read
-        added, _ = write_and_settle(lambda: self.client.post(self.url(budget_id, "rules"), json=body),
-                                    read_back=in_budget(True), on_conflict=in_budget(False))
-        return added
+        return write_and_settle(lambda: self.client.post(self.url(budget_id, "rules"), json=body),
+                                read_back=in_budget(True), on_conflict=in_budget(False))[0]
 
 
 def main():

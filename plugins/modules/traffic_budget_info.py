@@ -93,7 +93,7 @@ class TrafficBudgetInfo(InfoModule):
         branch=dict(type="str", required=True),
         name=dict(type="str"),
         fingerprint=dict(type="str"),
-        keyspace=dict(type="str"),
+        keyspace=dict(type="str", no_log=False),  # a keyspace name, not a key
     )
     required_by = dict(keyspace="fingerprint")
     path_options = ("database", "branch", "fingerprint")

@@ -19,7 +19,7 @@ ARGS = dict(organization="acme", database="pgapp", branch="main", name="reports"
 
 
 def tag(text):
-    key, _, value = text.partition("=")
+    key, value = text.partition("=")[::2]
     return dict(key_id="k-" + key, key=key, value=value, source="sql")
 
 
