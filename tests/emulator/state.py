@@ -50,6 +50,7 @@ from .lifecycle import BranchLifecycle
 from .network import PostgresNetwork
 from .oauth import Authority
 from .webhooks import Webhooks
+from .traffic_budgets import TrafficBudgets
 from .postgres import Roles
 from .records import (
     ID_ALPHABET,
@@ -79,8 +80,8 @@ SIGNED_URL_LIFETIME = timedelta(minutes=5)
 SSO_MANAGED = "Teams managed by single sign-on cannot be updated"
 
 
-class World(Bouncers, Capacity, Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backups, Roles,
-            DataPlaneHooks, SchemaHooks, PostgresNetwork):
+class World(Bouncers, Capacity, TrafficBudgets, Webhooks, Access, BranchLifecycle, DeployRequests, Databases,
+            Backups, Roles, DataPlaneHooks, SchemaHooks, PostgresNetwork):
     def __init__(self, settings: Settings):
         self.lock = threading.RLock()
         self.settings = settings

@@ -125,6 +125,16 @@ def every_module(emulator, **connection):
         task("Create bouncer rel-gone", "postgres_bouncer", name="rel-gone", **POSTGRES),
         task("Delete bouncer rel-gone", "postgres_bouncer", name="rel-gone", state="absent", **POSTGRES),
         task("List the bouncers of pgapp", "postgres_bouncer_info", resize_requests=True, **POSTGRES),
+        task("Declare traffic budget rel-budget", "traffic_budget", name="rel-budget", mode="warn", rate=20,
+             rules=[dict(tags=["route=/reports"]), dict(kind="each", tags=["job"])], **POSTGRES),
+        task("Enforce rel-budget and purge a rule", "traffic_budget", name="rel-budget", mode="enforce",
+             rules=[dict(tags=["route=/reports"]), dict(fingerprint="7a3d2c1b0e9f8a76")], **POSTGRES),
+        task("Ensure traffic budget rel-budget, a no-op", "traffic_budget", name="rel-budget", mode="enforce",
+             rules=[dict(fingerprint="7a3d2c1b0e9f8a76"), dict(tags=["route = /reports"])], **POSTGRES),
+        task("Create traffic budget rel-gone", "traffic_budget", name="rel-gone", **POSTGRES),
+        task("Delete traffic budget rel-gone", "traffic_budget", name="rel-gone", state="absent", **POSTGRES),
+        task("List the traffic budgets of a query pattern", "traffic_budget_info", fingerprint="7a3d2c1b0e9f8a76",
+             **POSTGRES),
         task("List the change and resize requests of main", "branch_change_info", database=database,
              branch="{{ world.branch }}"),
         task("List the read-only regions", "read_only_region_info", database=database),
@@ -193,7 +203,8 @@ def every_module(emulator, **connection):
 
 def end_state(emulator):
     """The end state the suite compares: branches, passwords, teams, deploy requests, tables, webhooks, service
-    tokens, members, Postgres roles and bouncers, without ids, times or secrets."""
+    tokens, members, Postgres roles, IP restrictions, the throttler, bouncers and traffic budgets, without ids,
+    times or secrets."""
     org, database = emulator.world["organization"], emulator.world["database"]
     base = "/organizations/%s/databases/%s" % (org, database)
     branches = sorted(emulator.list(base + "/branches"), key=lambda b: b["name"])
@@ -227,8 +238,13 @@ def end_state(emulator):
                        sorted((p["name"], p["value"]) for p in b["parameters"]))
                       for b in emulator.list("/organizations/%s/databases/%s/branches/%s/bouncers" % (
                           org, postgres["database"], postgres["branch"])))
+    budgets = sorted((b["name"], b["mode"], b.get("rate"), sorted(
+        (r["kind"], r.get("fingerprint") or "", sorted((t["key"], t["value"]) for t in r["tags"])) for r in b["rules"]))
+        for b in emulator.list("/organizations/%s/databases/%s/branches/%s/traffic/budgets" % (
+            org, postgres["database"], postgres["branch"])))
     return dict(branches=[(b["name"], b.get("parent_branch"), (b.get("region") or {}).get("slug"),
                            b.get("deletion_protected"), b.get("vtgate_count")) for b in branches],
                 passwords=passwords, teams=teams, deploys=deploys, production_tables=tables, webhooks=webhooks,
                 service_tokens=tokens, members=members, roles=roles, ip_restrictions=restrictions,
-                throttler=sorted((c["keyspace_name"], c["ratio"]) for c in throttler), bouncers=bouncers)
+                throttler=sorted((c["keyspace_name"], c["ratio"]) for c in throttler), bouncers=bouncers,
+                traffic_budgets=budgets)

@@ -69,6 +69,8 @@ VALID = {
     "service_token_info": dict(),
     "organization_member": dict(member="member1@acme.test", role="member"),
     "organization_member_info": dict(),
+    "traffic_budget": dict(database="pgapp", branch="main", name="bad-input", rate=10),
+    "traffic_budget_info": dict(database="pgapp", branch="main"),
     "webhook": dict(database="app", url="https://hooks.example.com/bad-input"),
     "webhook_info": dict(database="app"),
 }
@@ -132,6 +134,8 @@ CONFLICTS = {
                 dict(url="hooks.example.com/bad-input"), dict(url="ftp://hooks.example.com/"), dict(url=NULL),
                 dict(url=None, state="absent")],
     "webhook_info": [dict(url="not a url")],
+    "traffic_budget": [dict(rate=101), dict(capacity=6001), dict(rules=[dict(kind="each")]),
+                       dict(rules=[dict(keyspace="pgapp", tags=["app=web"])]), dict(rules=[dict(tags=["=web"])])],
     "postgres_role": [dict(renew=True, reset=True), dict(successor="heir"),
                       dict(inherited_roles=["pg_read_all_data", "superuser"])],
     "postgres_ip_restriction": [dict(cidrs=["2001:db8::/32"]), dict(cidrs=["10.0.0.300"]), dict(cidrs=[])],
@@ -412,7 +416,12 @@ ENDPOINTS = (
     "/v1/organizations/{}/databases/{}/branches/{}/bouncers",
     "/v1/organizations/{}/databases/{}/branches/{}/bouncers/{}",
     "/v1/organizations/{}/databases/{}/branches/{}/bouncers/{}/resizes",
-    "/v1/organizations/{}/databases/{}/branches/{}/bouncer-resizes")
+    "/v1/organizations/{}/databases/{}/branches/{}/bouncer-resizes",
+    "/v1/organizations/{}/databases/{}/branches/{}/traffic/budgets",
+    "/v1/organizations/{}/databases/{}/branches/{}/traffic/budgets/{}",
+    "/v1/organizations/{}/databases/{}/branches/{}/traffic/budgets/{}/rules",
+    "/v1/organizations/{}/databases/{}/branches/{}/traffic/budgets/{}/rules/{}",
+    "/v1/organizations/{}/databases/{}/branches/{}/insights/{}/traffic/budgets")
 PATTERNS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]+") + "$") for template in ENDPOINTS]
 # The fixed segments of the endpoints' paths (every other segment of a request's path is a value of a case)
 WORDS = set(segment for template in ENDPOINTS for segment in template.split("/") if segment and segment != "{}")
