@@ -6,9 +6,10 @@
 write_and_settle() is the one place that decides when a write is sent again: only after an
 unknown outcome (the request was sent, the answer lost) that reading back shows was not
 applied, after one backoff policy (the server's Retry-After, else exponential with jitter),
-as many times as the user's api_retries allows (ATTEMPTS in all where the error does not tell). Waiter is the one waiter: Waiter.wait() polls a read with growing
-intervals until a predicate holds, ends early on a state that can never get there, and fails
-with the last state it saw when the user's timeout passes.
+as many times as the user's api_retries allows (ATTEMPTS in all where the error does not
+tell). Waiter is the one waiter: Waiter.wait() polls a read with growing intervals until a
+predicate holds, ends early on a state that can never get there, and fails with the last state
+it saw when the user's timeout passes.
 """
 
 from __future__ import annotations
