@@ -65,7 +65,7 @@ options:
       - A request that creates something is retried only where the API cannot have applied it
         (HTTP 429, or no connection). After any other failure, a 503 included, the module reads what
         exists and continues from there; only a create that reading shows was not applied is sent
-        again, after the same backoff, at most O(api_retries) more times.
+        again, after the same backoff, three times in all or O(api_retries) + 1 times where that is more.
       - If not set, the environment variable E(PLANETSCALE_API_RETRIES) is used.
     type: int
     default: 5

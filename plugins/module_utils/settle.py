@@ -6,8 +6,7 @@
 write_and_settle() is the one place that decides when a write is sent again: only after an
 unknown outcome (the request was sent, the answer lost) that reading back shows was not
 applied, after one backoff policy (the server's Retry-After, else exponential with jitter),
-as many times as the user's api_retries allows (ATTEMPTS in all where the error does not
-tell). Waiter is the one waiter: Waiter.wait() polls a read with growing intervals until a
+ATTEMPTS times in all, or more where the user's api_retries allows more. Waiter is the one waiter: Waiter.wait() polls a read with growing intervals until a
 predicate holds, ends early on a state that can never get there, and fails with the last state
 it saw when the user's timeout passes.
 """
@@ -32,8 +31,9 @@ def write_and_settle(send, read_back=None, on_conflict=None, attempts=None):
     (value, applied) when the write (or another writer) already took effect, or None when
     nothing was applied, which sends the write again after the backoff. Without read_back
     (a write that cannot be read back, such as an OAuth grant) the write is sent again as is.
-    A write proven not applied is sent again as often as any request may be (the client's
-    api_retries, which the error carries), unless attempts bounds the sends in all.
+    A write proven not applied is sent ATTEMPTS times in all, or as often as any request may be
+    where the client's api_retries (which the error carries) allows more, unless attempts bounds
+    the sends in all.
     on_conflict(error) is called when the API refuses the write as a conflict (409, 422): it
     returns (value, applied) when what exists is the wanted result, or None to let the
     refusal stand. Any other error, and the last unknown outcome, is raised.
@@ -59,8 +59,9 @@ def write_and_settle(send, read_back=None, on_conflict=None, attempts=None):
 
 
 def _allowed(error):
-    """How many times in all a write may be sent: once and api_retries more, as the client that sent it says."""
-    return ATTEMPTS if error.resends is None else error.resends + 1
+    """How many times in all a write may be sent: ATTEMPTS, or once and api_retries more where the user allows more
+    (the client that sent it tells). A resend proven safe by reading back is not what api_retries: 0 turns off."""
+    return max(ATTEMPTS, 1 + (error.resends or 0))
 
 
 def poll(read, done, timeout, current=None, first=1.0, factor=1.5, longest=15.0, failed=None):
