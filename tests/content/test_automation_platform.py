@@ -26,7 +26,9 @@ import pytest
 import yaml
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from test_runner import handled_secrets, installed, run_job, secret_leaks  # noqa: F401 (installed: a fixture)
+from test_runner import handled_secrets, run_job, secret_leaks
+# installed: the fixture of test_runner, a tarball built and installed once for these tests too
+from test_runner import installed  # noqa: F401  pylint: disable=unused-import
 
 COLLECTION = os.path.join("ansible_collections", "planetscale", "cloud")
 SHIPPED = ("extensions/audit/event_query.yml", "extensions/credential_types/service_token.yml",

@@ -145,4 +145,3 @@ async def main(queue: asyncio.Queue, args: dict[str, Any]) -> None:
         await asyncio.Event().wait()  # until the activation stops (cancels this task)
     finally:
         await runner.cleanup()
-
