@@ -331,3 +331,26 @@ def test_the_rulebook_cuts_over_a_deploy_request_that_waits_for_it(emulator, tmp
     assert hook["secret"] not in output
     applied = [r for r in emulator.requests() if r["method"] == "POST" and r["path"].endswith("/apply-deploy")]
     assert len(applied) == 1, output[-3000:]
+
+
+def test_the_cutover_playbook_cuts_over_the_request_an_event_names_or_the_variables_name(ansible, emulator):
+    """planetscale.cloud.cutover as a job template of Automation Platform runs it for a rulebook activation (the event
+    in the extra variable ansible_eda), and by hand with its own variables."""
+    emulator.settings(deploy_check_delay=0.2, deploy_step_delay=0.2)
+    event = dict(payload=dict(event="deploy_request.pending_cutover", organization="acme", database="app",
+                              resource=dict(number=pending_cutover(emulator, "gated-job"))),
+                 meta=dict(endpoint="planetscale", headers={}))
+    by_hand = pending_cutover(emulator, "gated-hand")
+    for number in (event["payload"]["resource"]["number"], by_hand):
+        deadline = time.monotonic() + 60
+        while emulator.api("GET", DATABASE_PATH + "/deploy-requests/%d" % number)["deployment_state"] != \
+                "pending_cutover" and time.monotonic() < deadline:
+            emulator.advance(1)
+            time.sleep(0.2)
+    ansible.run("planetscale.cloud.cutover", extra_vars=dict(ansible_eda=dict(event=event, rule="cut over"))
+                ).succeeded(changed=1)
+    ansible.run("planetscale.cloud.cutover", extra_vars=dict(cutover_database="app", cutover_number=by_hand)
+                ).succeeded(changed=1)
+    for number in (event["payload"]["resource"]["number"], by_hand):
+        assert emulator.api("GET", DATABASE_PATH + "/deploy-requests/%d" % number)["deployment_state"] in (
+            "complete", "complete_pending_revert")
