@@ -226,7 +226,7 @@ build: setup-new ## ansible-galaxy collection build into build/, then check the 
 
 # ---------------------------------------------------------------- suites beyond ansible-test
 
-content-tests: setup-new setup-emulator db-collections setup-rulebook ## roles and playbooks against the emulator, the demo from an installed tarball, the event source under ansible-rulebook
+content-tests: setup-new setup-emulator db-collections setup-rulebook ## roles, playbooks and extensions/ against the emulator, and the demo from an installed tarball
 	$(VENV_NEW)/bin/python -m pytest tests/content -q -p no:cacheprovider --durations=8 -n $(CONTENT_WORKERS) $(CONTENT_ARGS)
 
 bench-smoke: setup-new setup-emulator ## the benchmark's scenarios once each at small sizes: request counts, no-log parity
