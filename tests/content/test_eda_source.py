@@ -26,6 +26,7 @@ import json
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import threading
 import time
@@ -116,9 +117,13 @@ class RunningSource:
             return self.queue.qsize()
         return self.call(size())
 
-    def post(self, body, headers=None, chunked=False, method="POST"):
-        """Send a request; its status."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+    def post(self, body, headers=None, chunked=False, method="POST", ca_file=None):
+        """Send a request (over HTTPS trusting ca_file, when given); its status."""
+        if ca_file:
+            connection = http.client.HTTPSConnection("127.0.0.1", self.port, timeout=10,
+                                                     context=ssl.create_default_context(cafile=ca_file))
+        else:
+            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
         try:
             headers = dict({"Content-Type": "application/json"}, **(headers or {}))
             if chunked:
@@ -269,11 +274,30 @@ def test_unsigned_wrongly_signed_replayed_and_oversized_requests_are_refused_and
     (dict(port=0, secret="s3cret-value"), "port must be a whole number of at least 1"),
     (dict(port=70000, secret="s3cret-value"), "port must be at most 65535"),
     (dict(port=5000, secret="s3cret-value", max_body_size=-1), "max_body_size must be a whole number of at least 1"),
+    (dict(port=5000, secret="s3cret-value", keyfile="server.key"), "keyfile needs certfile"),
+    (dict(port=5000, secret="s3cret-value", certfile="/nonexistent/server.crt"), "cannot serve HTTPS with certfile"),
 ])
 def test_bad_arguments_fail_before_anything_listens(args, message):
     with pytest.raises(ValueError) as error:
         asyncio.run(load_source().main(asyncio.Queue(), args))
     assert message in str(error.value) and "s3cret-value" not in str(error.value)
+
+
+
+def test_with_a_certificate_the_source_serves_https_only(emulator):
+    """certfile and keyfile (the emulator's data plane certificate for 127.0.0.1, from its CA)."""
+    secret = "a webhook secret"
+    body = json.dumps(dict(event="branch.ready", organization="acme", database="app")).encode()
+    source = RunningSource(secret=secret, certfile=os.path.join(emulator.cert_dir, "server.crt"),
+                           keyfile=os.path.join(emulator.cert_dir, "server.key"))
+    try:
+        assert source.post(body, {SIGNATURE: sign(secret, body)}) != 200  # plain HTTP to the TLS port
+        assert source.waiting() == 0
+        assert source.post(body, {SIGNATURE: sign("another secret", body)}, ca_file=emulator.ca_file) == 401
+        assert source.post(body, {SIGNATURE: sign(secret, body)}, ca_file=emulator.ca_file) == 200
+        assert source.get(5)["payload"]["event"] == "branch.ready" and source.waiting() == 0
+    finally:
+        source.stop()
 
 
 def test_the_rulebook_cuts_over_a_deploy_request_that_waits_for_it(emulator, tmp_path):

@@ -16,8 +16,9 @@ DOCUMENTATION = r"""
 ---
 short_description: Receive PlanetScale webhook deliveries and verify their signature.
 description:
-  - An HTTP server that receives the deliveries of a PlanetScale webhook (its URL must reach O(host) and O(port),
-    through a proxy that terminates TLS: the platform sends to public HTTPS URLs only).
+  - An HTTP server that receives the deliveries of a PlanetScale webhook. The platform sends to public HTTPS URLs
+    only, so its URL reaches O(host) and O(port) through a proxy that terminates TLS, or the source serves HTTPS
+    itself with O(certfile) and O(keyfile).
   - Every delivery's C(X-PlanetScale-Signature) must be the hex HMAC-SHA256 of its body keyed by O(secret), compared
     in constant time. A request without it or with another one is answered C(401), a body larger than
     O(max_body_size) C(413), a body that is not a JSON object C(400); none of them becomes an event.
@@ -43,6 +44,12 @@ options:
     description: The largest body accepted, in bytes.
     type: int
     default: 1048576
+  certfile:
+    description: A PEM file with the server's certificate (and its chain); the source then serves HTTPS only.
+    type: str
+  keyfile:
+    description: A PEM file with the certificate's private key, when O(certfile) does not hold it.
+    type: str
 """
 
 EXAMPLES = r"""
@@ -66,6 +73,7 @@ import asyncio
 import hashlib
 import hmac
 import json
+import ssl
 from typing import Any
 
 from aiohttp import web
@@ -85,6 +93,22 @@ def _positive(args: dict[str, Any], name: str, default: int | None = None) -> in
     if isinstance(value, bool) or number < 1 or str(number) != str(value).strip():
         raise ValueError("planetscale.cloud.webhook: %s must be a whole number of at least 1, not %r" % (name, value))
     return number
+
+
+def _tls(args: dict[str, Any]) -> ssl.SSLContext | None:
+    """The server's TLS context from certfile and keyfile, or None (plain HTTP)."""
+    certfile, keyfile = args.get("certfile"), args.get("keyfile")
+    if not certfile:
+        if keyfile:
+            raise ValueError("planetscale.cloud.webhook: keyfile needs certfile, the certificate it is the key of")
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    try:
+        context.load_cert_chain(certfile, keyfile or None)
+    except (OSError, ssl.SSLError) as error:
+        raise ValueError("planetscale.cloud.webhook: cannot serve HTTPS with certfile %s and keyfile %s: %s"
+                         % (certfile, keyfile, error)) from None
+    return context
 
 
 def _settings(args: dict[str, Any]) -> tuple[str, int, bytes, int]:
@@ -136,12 +160,13 @@ def _handler(queue: asyncio.Queue, secret: bytes, max_body_size: int):
 async def main(queue: asyncio.Queue, args: dict[str, Any]) -> None:
     """Receive deliveries on host:port until cancelled, putting each signed one on queue."""
     host, port, secret, max_body_size = _settings(args)
+    context = _tls(args)
     app = web.Application(client_max_size=max_body_size)
     app.router.add_post("/{endpoint:.*}", _handler(queue, secret, max_body_size))
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     try:
-        await web.TCPSite(runner, host, port).start()
+        await web.TCPSite(runner, host, port, ssl_context=context).start()
         await asyncio.Event().wait()  # until the activation stops (cancels this task)
     finally:
         await runner.cleanup()
