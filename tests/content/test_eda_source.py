@@ -283,7 +283,6 @@ def test_bad_arguments_fail_before_anything_listens(args, message):
     assert message in str(error.value) and "s3cret-value" not in str(error.value)
 
 
-
 def test_with_a_certificate_the_source_serves_https_only(emulator):
     """certfile and keyfile (the emulator's data plane certificate for 127.0.0.1, from its CA)."""
     secret = "a webhook secret"
