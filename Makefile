@@ -96,7 +96,7 @@ with_copy = ANSIBLE_COLLECTIONS_PATH="$(ROOT)/build"
 
 .PHONY: help test setup setup-old setup-new setup-emulator dataplane setup-bench pip-bootstrap copy \
 	lint sanity sanity-old sanity-new units units-old units-new units-floor setup-floor emulator-tests \
-	content-tests bench-smoke test-reliability demo db-collections ee bench changelog \
+	content-tests bench-smoke test-reliability demo db-collections ee setup-rulebook bench changelog \
 	integration integration-old integration-new changelog-lint docs-lint build \
 	setup-docs docs browser docs-site \
 	emulator lock clean distclean
@@ -226,7 +226,7 @@ build: setup-new ## ansible-galaxy collection build into build/, then check the 
 
 # ---------------------------------------------------------------- suites beyond ansible-test
 
-content-tests: setup-new setup-emulator db-collections ## roles and playbooks against the emulator, and the demo from an installed tarball
+content-tests: setup-new setup-emulator db-collections setup-rulebook ## roles, playbooks and extensions/ against the emulator, and the demo from an installed tarball
 	$(VENV_NEW)/bin/python -m pytest tests/content -q -p no:cacheprovider --durations=8 -n $(CONTENT_WORKERS) $(CONTENT_ARGS)
 
 bench-smoke: setup-new setup-emulator ## the benchmark's scenarios once each at small sizes: request counts, no-log parity
@@ -243,6 +243,9 @@ db-collections: setup-new ## ansible.mysql, community.mysql, community.postgresq
 
 demo: setup-new setup-emulator db-collections ## the tour: emulator, demo playbook twice (changed=0), a --check --diff change, the audit report
 	@$(VENV_NEW)/bin/python hack/demo.py
+
+setup-rulebook: ## build/rulebook: ansible-rulebook for the event source's end-to-end test (and Java, when missing)
+	@hack/rulebook.sh "$(or $(PYTHON_NEW),$(NEW_PY))"
 
 ee: setup-new ## ansible-builder create: an execution environment's build context in build/ee
 	@hack/ee.sh

@@ -30,7 +30,11 @@ FORBIDDEN = [
 ]
 
 REQUIRED = ['MANIFEST.json', 'FILES.json', 'meta/runtime.yml', 'LICENSE', 'README.md', 'CHANGELOG.rst',
-            'changelogs/changelog.yaml', 'meta/execution-environment.yml']
+            'changelogs/changelog.yaml', 'meta/execution-environment.yml',
+            # what Automation Platform reads from the installed collection (guide_automation_platform.rst)
+            'extensions/audit/event_query.yml', 'extensions/credential_types/service_token.yml',
+            'extensions/credential_types/oauth_application.yml', 'extensions/eda/plugins/event_source/webhook.py',
+            'extensions/eda/rulebooks/cutover.yml', 'playbooks/cutover.yml']
 
 
 def main():

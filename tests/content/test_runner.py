@@ -135,10 +135,11 @@ class Job:
             self.private, self.status, self.rc, self.output[-2000:], self.stdout[-6000:])
 
 
-def run_job(tmp_path, emulator, collections, playbook, extravars, cmdline=None):
+def run_job(tmp_path, emulator, collections, playbook, extravars, cmdline=None, credentials=None):
     """Run project/<playbook name> through ansible-runner from a private data directory laid out as AWX
-    lays it out; the emulator's credentials in env/envvars, as a credential type injects them; cmdline:
-    ansible-playbook's extra arguments in env/cmdline (AWX writes --diff there for "Show Changes")."""
+    lays it out; the emulator's credentials in env/envvars, as a credential type injects them (credentials: the
+    variables to inject instead, as test_automation_platform.py renders the collection's credential types);
+    cmdline: ansible-playbook's extra arguments in env/cmdline (AWX writes --diff there for "Show Changes")."""
     private = tmp_path / "job"
     for folder in ("project", "inventory", "env"):
         (private / folder).mkdir(parents=True, exist_ok=True)
@@ -153,13 +154,16 @@ def run_job(tmp_path, emulator, collections, playbook, extravars, cmdline=None):
                    PLANETSCALE_SERVICE_TOKEN_ID=world["service_token"]["id"],
                    PLANETSCALE_SERVICE_TOKEN=world["service_token"]["token"],
                    PLANETSCALE_CLIENT_ID=world["oauth_application"]["client_id"],
-                   PLANETSCALE_CLIENT_SECRET=world["oauth_application"]["client_secret"],
-                   # the execution environment's collections: this one, and the database modules the demo uses
-                   ANSIBLE_COLLECTIONS_PATH=os.pathsep.join((collections, DB_COLLECTIONS_PATH)),
-                   ANSIBLE_COLLECTIONS_SCAN_SYS_PATH="false",
-                   ANSIBLE_HOME=str(tmp_path / "ansible-home"), ANSIBLE_LOCAL_TEMP=str(tmp_path / "local-tmp"),
-                   ANSIBLE_REMOTE_TEMP=str(tmp_path / "remote-tmp"), ANSIBLE_RETRY_FILES_ENABLED="false",
-                   ANSIBLE_LOCALHOST_WARNING="false")
+                   PLANETSCALE_CLIENT_SECRET=world["oauth_application"]["client_secret"])
+    if credentials is not None:
+        envvars = dict(credentials)
+    envvars.update(
+        # the execution environment's collections: this one, and the database modules the demo uses
+        ANSIBLE_COLLECTIONS_PATH=os.pathsep.join((collections, DB_COLLECTIONS_PATH)),
+        ANSIBLE_COLLECTIONS_SCAN_SYS_PATH="false",
+        ANSIBLE_HOME=str(tmp_path / "ansible-home"), ANSIBLE_LOCAL_TEMP=str(tmp_path / "local-tmp"),
+        ANSIBLE_REMOTE_TEMP=str(tmp_path / "remote-tmp"), ANSIBLE_RETRY_FILES_ENABLED="false",
+        ANSIBLE_LOCALHOST_WARNING="false")
     (private / "env" / "envvars").write_text(yaml.safe_dump(envvars))
     (private / "env" / "settings").write_text(yaml.safe_dump(dict(job_timeout=600, idle_timeout=300)))
     if cmdline:

@@ -15,7 +15,7 @@ import sitecheck
 DOCS = sitecheck.plugin_docs()
 ROLES = sitecheck.role_specs()
 COLLECTION_INDEX = sitecheck.COLLECTION_PAGES + "index.html"
-GUIDES = ("authentication", "idempotency", "secrets", "roles_playbooks", "service_tokens")
+GUIDES = ("authentication", "idempotency", "secrets", "roles_playbooks", "service_tokens", "automation_platform")
 
 
 def page_path(name, plugin_type):

@@ -1,0 +1,379 @@
+# -*- coding: utf-8 -*-
+# Copyright: planetscale.cloud contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The Event-Driven Ansible event source planetscale.cloud.webhook (extensions/eda/plugins/event_source/webhook.py),
+driven as ansible-rulebook drives a source: its main(queue, args) runs in an event loop (here a thread's own) with an
+asyncio queue, and each event it puts there is what a rulebook's rules see.
+
+The emulator's webhooks send real deliveries to it (the test delivery, a deploy request reaching pending_cutover),
+signed with the webhook's secret: they reach the queue. Requests without a signature, with a wrong one, a real
+delivery of another webhook replayed with its own (other) signature, a body changed under a signature, oversized
+bodies (with and without a length) and bodies that are not JSON objects are refused, and none is queued.
+
+Then ansible-rulebook itself (in build/rulebook, `make setup-rulebook`; it needs a Java runtime) runs the rulebook the
+collection ships, extensions/eda/rulebooks/cutover.yml: a deploy request that reaches pending_cutover is cut over by
+the playbook planetscale.cloud.cutover. Without ansible-rulebook that test is skipped, saying so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import http.client
+import importlib.util
+import json
+import os
+import shutil
+import socket
+import ssl
+import subprocess
+import threading
+import time
+
+import pytest
+import yaml
+
+from harness import ROOT, credentials_env
+
+SOURCE = os.path.join(ROOT, "extensions", "eda", "plugins", "event_source", "webhook.py")
+RULEBOOK = os.path.join(ROOT, "extensions", "eda", "rulebooks", "cutover.yml")
+RULEBOOK_BIN = os.path.join(ROOT, "build", "rulebook", "bin")
+DATABASE_PATH = "/organizations/acme/databases/app"
+TABLE = "CREATE TABLE `invoices_%s` (`id` bigint NOT NULL, PRIMARY KEY (`id`))"
+SIGNATURE = "X-PlanetScale-Signature"
+
+
+def load_source():
+    spec = importlib.util.spec_from_file_location("planetscale_cloud_webhook_source", SOURCE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def listening(port, deadline, process=None):
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            return False
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return True
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
+def sign(secret, body):
+    return hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+class RunningSource:
+    """main(queue, args) of the source in an event loop of a thread of its own, as ansible-rulebook runs it."""
+
+    def __init__(self, **args):
+        self.port = args.setdefault("port", free_port())
+        args.setdefault("host", "127.0.0.1")
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.queue = self.call(self._queue())
+        self.task = self.call(self._start(load_source().main(self.queue, args)))
+        if not listening(self.port, time.monotonic() + 10):
+            self.stop()
+            raise AssertionError("the source does not listen on %d: %r" % (self.port, self.task))
+        self.url = "http://127.0.0.1:%d/planetscale" % self.port
+
+    @staticmethod
+    async def _queue():
+        return asyncio.Queue()
+
+    @staticmethod
+    async def _start(coroutine):
+        return asyncio.get_running_loop().create_task(coroutine)
+
+    async def _cancel(self):
+        self.task.cancel()
+        try:
+            await self.task
+        except asyncio.CancelledError:
+            pass
+
+    def call(self, coroutine, timeout=10):
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+    def get(self, timeout=30):
+        """The next event on the queue."""
+        return self.call(asyncio.wait_for(self.queue.get(), timeout), timeout + 5)
+
+    def waiting(self):
+        """How many events are on the queue."""
+        async def size():
+            return self.queue.qsize()
+        return self.call(size())
+
+    def post(self, body, headers=None, chunked=False, method="POST", ca_file=None):
+        """Send a request (over HTTPS trusting ca_file, when given); its status."""
+        if ca_file:
+            connection = http.client.HTTPSConnection("127.0.0.1", self.port, timeout=10,
+                                                     context=ssl.create_default_context(cafile=ca_file))
+        else:
+            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        try:
+            headers = dict({"Content-Type": "application/json"}, **(headers or {}))
+            if chunked:
+                connection.request(method, "/planetscale", body=iter([body[i:i + 1000] for i in range(0, len(body),
+                                                                                                      1000)]),
+                                   headers=headers, encode_chunked=True)
+            else:
+                connection.request(method, "/planetscale", body=body, headers=headers)
+            response = connection.getresponse()
+            response.read()
+            return response.status
+        except (ConnectionResetError, BrokenPipeError):
+            return "connection closed"
+        finally:
+            connection.close()
+
+    def stop(self):
+        """Cancel main() as ansible-rulebook does when the activation stops, and wait until it has cleaned up."""
+        self.call(self._cancel())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+
+def add_webhook(emulator, url, events):
+    """A webhook of the seeded database app that sends to url; its record, with its secret."""
+    return emulator.api("POST", DATABASE_PATH + "/webhooks", dict(url=url, events=events))
+
+
+def pending_cutover(emulator, name):
+    """A deploy request of a branch with a new table, deployed with a gated cutover; its number."""
+    emulator.api("POST", DATABASE_PATH + "/branches", dict(name=name, parent_branch="main"))
+    emulator.advance(3)
+    emulator.ddl("app", name, [TABLE % name.replace("-", "_")])
+    number = emulator.api("POST", DATABASE_PATH + "/deploy-requests",
+                          dict(branch=name, into_branch="main", auto_cutover=False))["number"]
+    emulator.advance(1)
+    emulator.api("POST", DATABASE_PATH + "/deploy-requests/%d/deploy" % number)
+    return number
+
+
+def test_the_emulators_signed_deliveries_reach_the_queue(emulator):
+    emulator.reset()
+    port = free_port()
+    url = "http://127.0.0.1:%d/planetscale" % port
+    hook = add_webhook(emulator, url, ["deploy_request.pending_cutover"])
+    source = RunningSource(port=port, secret=hook["secret"])
+    try:
+        emulator.api("POST", DATABASE_PATH + "/webhooks/%s/test" % hook["id"])
+        event = source.get()
+        assert event["payload"]["event"] == "webhook.test"
+        assert event["payload"]["resource"]["id"] == hook["id"] and not event["payload"]["resource"].get("secret")
+        assert event["meta"]["endpoint"] == "planetscale"
+        assert event["meta"]["headers"][SIGNATURE] == sign(hook["secret"], json.dumps(
+            event["payload"], separators=(",", ":")).encode())
+
+        number = pending_cutover(emulator, "gated")
+        deadline = time.monotonic() + 30
+        while not source.waiting() and time.monotonic() < deadline:
+            emulator.advance(1)
+            time.sleep(0.3)
+        event = source.get()
+        assert event["payload"]["event"] == "deploy_request.pending_cutover"
+        assert (event["payload"]["organization"], event["payload"]["database"]) == ("acme", "app")
+        assert event["payload"]["resource"]["number"] == number
+        assert event["payload"]["resource"]["deployment_state"] == "pending_cutover"
+        assert source.waiting() == 0
+    finally:
+        source.stop()
+    delivered = [(d["event"], d["status"], d["success"]) for d in emulator.webhook_deliveries()]
+    assert delivered == [("webhook.test", 200, True), ("deploy_request.pending_cutover", 200, True)]
+
+
+class Recorder:
+    """Another webhook's receiver: keeps the raw body and the signature of each delivery."""
+
+    def __init__(self):
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        received = self.received = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):  # noqa: N802 (the name http.server calls)
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                received.append((body, self.headers.get(SIGNATURE)))
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d/elsewhere" % self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, kwargs=dict(poll_interval=0.05), daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_unsigned_wrongly_signed_replayed_and_oversized_requests_are_refused_and_never_queued(emulator):
+    emulator.reset()
+    recorder = Recorder()
+    port = free_port()
+    ours = add_webhook(emulator, "http://127.0.0.1:%d/planetscale" % port, ["branch.ready"])
+    theirs = add_webhook(emulator, recorder.url, ["branch.ready"])
+    assert ours["secret"] != theirs["secret"]
+    source = RunningSource(port=port, secret=ours["secret"], max_body_size=4096)
+    try:
+        emulator.api("POST", DATABASE_PATH + "/webhooks/%s/test" % theirs["id"])
+        deadline = time.monotonic() + 20
+        while not recorder.received and time.monotonic() < deadline:
+            time.sleep(0.1)
+        body, their_signature = recorder.received[0]
+        assert json.loads(body)["event"] == "webhook.test" and their_signature == sign(theirs["secret"], body)
+        tampered = body.replace(b'"webhook.test"', b'"deploy_request.pending_cutover"')
+        big = json.dumps(dict(event="branch.ready", padding="x" * 5000)).encode()
+        refused = dict(
+            unsigned=source.post(body),
+            empty_signature=source.post(body, {SIGNATURE: ""}),
+            wrong_secret=source.post(body, {SIGNATURE: sign("not the secret", body)}),
+            not_hex=source.post(body, {SIGNATURE: "z" * 64}),
+            replayed_with_its_own_signature=source.post(body, {SIGNATURE: their_signature}),
+            body_changed_under_a_signature=source.post(tampered, {SIGNATURE: sign(ours["secret"], body)}),
+            oversized=source.post(big, {SIGNATURE: sign(ours["secret"], big)}),
+            oversized_chunked=source.post(big, {SIGNATURE: sign(ours["secret"], big)}, chunked=True),
+            not_json=source.post(b"event=branch.ready", {SIGNATURE: sign(ours["secret"], b"event=branch.ready")}),
+            not_an_object=source.post(b"[1, 2]", {SIGNATURE: sign(ours["secret"], b"[1, 2]")}),
+            get=source.post(b"", {SIGNATURE: sign(ours["secret"], b"")}, method="GET"),
+        )
+        assert refused == dict(unsigned=401, empty_signature=401, wrong_secret=401, not_hex=401,
+                               replayed_with_its_own_signature=401, body_changed_under_a_signature=401,
+                               oversized=413, oversized_chunked=413, not_json=400, not_an_object=400, get=405)
+        assert source.waiting() == 0
+        # the same body signed with this source's secret is taken: the refusals were for their signatures
+        assert source.post(body, {SIGNATURE: sign(ours["secret"], body).upper()}) == 200
+        assert source.get(5)["payload"] == json.loads(body) and source.waiting() == 0
+    finally:
+        source.stop()
+        recorder.close()
+
+
+@pytest.mark.parametrize("args, message", [
+    (dict(port=5000), "set secret"),
+    (dict(port=5000, secret="  "), "set secret"),
+    (dict(secret="s3cret-value"), "set port"),
+    (dict(port="http", secret="s3cret-value"), "port must be a whole number"),
+    (dict(port=0, secret="s3cret-value"), "port must be a whole number of at least 1"),
+    (dict(port=70000, secret="s3cret-value"), "port must be at most 65535"),
+    (dict(port=5000, secret="s3cret-value", max_body_size=-1), "max_body_size must be a whole number of at least 1"),
+    (dict(port=5000, secret="s3cret-value", keyfile="server.key"), "keyfile needs certfile"),
+    (dict(port=5000, secret="s3cret-value", certfile="/nonexistent/server.crt"), "cannot serve HTTPS with certfile"),
+])
+def test_bad_arguments_fail_before_anything_listens(args, message):
+    with pytest.raises(ValueError) as error:
+        asyncio.run(load_source().main(asyncio.Queue(), args))
+    assert message in str(error.value) and "s3cret-value" not in str(error.value)
+
+
+def test_with_a_certificate_the_source_serves_https_only(emulator):
+    """certfile and keyfile (the emulator's data plane certificate for 127.0.0.1, from its CA)."""
+    secret = "a webhook secret"
+    body = json.dumps(dict(event="branch.ready", organization="acme", database="app")).encode()
+    source = RunningSource(secret=secret, certfile=os.path.join(emulator.cert_dir, "server.crt"),
+                           keyfile=os.path.join(emulator.cert_dir, "server.key"))
+    try:
+        assert source.post(body, {SIGNATURE: sign(secret, body)}) != 200  # plain HTTP to the TLS port
+        assert source.waiting() == 0
+        assert source.post(body, {SIGNATURE: sign("another secret", body)}, ca_file=emulator.ca_file) == 401
+        assert source.post(body, {SIGNATURE: sign(secret, body)}, ca_file=emulator.ca_file) == 200
+        assert source.get(5)["payload"]["event"] == "branch.ready" and source.waiting() == 0
+    finally:
+        source.stop()
+
+
+def test_the_rulebook_cuts_over_a_deploy_request_that_waits_for_it(emulator, tmp_path):
+    """ansible-rulebook runs the shipped rulebook with the source; the emulator's pending_cutover delivery makes it
+    run planetscale.cloud.cutover, which cuts the deploy request over."""
+    rulebook = os.path.join(RULEBOOK_BIN, "ansible-rulebook")
+    if not os.path.exists(rulebook):
+        pytest.skip("ansible-rulebook is not installed in build/rulebook: `make setup-rulebook` installs it (it also "
+                    "needs a Java runtime, Debian's default-jre-headless)")
+    if not shutil.which("java"):
+        pytest.skip("ansible-rulebook needs a Java runtime (Debian's default-jre-headless), and there is no java")
+    emulator.reset()
+    emulator.settings(deploy_check_delay=0.2, deploy_step_delay=0.2)
+    port = free_port()
+    hook = add_webhook(emulator, "http://127.0.0.1:%d/hooks/planetscale" % port, ["deploy_request.pending_cutover"])
+    collections = tmp_path / "collections" / "ansible_collections" / "planetscale"
+    collections.mkdir(parents=True)
+    os.symlink(ROOT, str(collections / "cloud"))
+    variables = tmp_path / "vars.yml"
+    variables.write_text(yaml.safe_dump(dict(planetscale_webhook_secret=hook["secret"],
+                                             planetscale_webhook_host="127.0.0.1", planetscale_webhook_port=port)))
+    env = dict((k, v) for k, v in os.environ.items() if not k.startswith(("ANSIBLE_", "PLANETSCALE_")))
+    env.update(credentials_env(emulator), PATH=os.pathsep.join((RULEBOOK_BIN, env.get("PATH", ""))),
+               ANSIBLE_COLLECTIONS_PATH=str(tmp_path / "collections"), ANSIBLE_HOME=str(tmp_path / "ansible-home"),
+               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_PYTHON_INTERPRETER=os.path.join(RULEBOOK_BIN, "python"))
+    inventory = tmp_path / "inventory.yml"
+    inventory.write_text("all:\n  hosts:\n    localhost:\n      ansible_connection: local\n")
+    log = open(str(tmp_path / "rulebook.log"), "w+", encoding="utf-8")  # pylint: disable=consider-using-with
+    process = subprocess.Popen([rulebook, "--rulebook", RULEBOOK, "--inventory", str(inventory), "--vars",
+                                str(variables), "--verbose"], cwd=str(tmp_path), env=env, stdout=log,
+                               stderr=subprocess.STDOUT)
+    try:
+        assert listening(port, time.monotonic() + 120, process), open(log.name, encoding="utf-8").read()[-3000:]
+        number = pending_cutover(emulator, "gated-eda")
+        path = DATABASE_PATH + "/deploy-requests/%d" % number
+        deadline = time.monotonic() + 180
+        state = None
+        while time.monotonic() < deadline and process.poll() is None:
+            state = emulator.api("GET", path)["deployment_state"]
+            if state in ("complete", "complete_pending_revert"):
+                break
+            time.sleep(1)
+        output = open(log.name, encoding="utf-8").read()
+        assert state in ("complete", "complete_pending_revert"), (state, output[-5000:])
+    finally:
+        process.terminate()
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+    deliveries = [(d["event"], d["status"]) for d in emulator.webhook_deliveries()]
+    assert ("deploy_request.pending_cutover", 200) in deliveries
+    assert hook["secret"] not in output
+    applied = [r for r in emulator.requests() if r["method"] == "POST" and r["path"].endswith("/apply-deploy")]
+    assert len(applied) == 1, output[-3000:]
+
+
+def test_the_cutover_playbook_cuts_over_the_request_an_event_names_or_the_variables_name(ansible, emulator):
+    """planetscale.cloud.cutover as a job template of Automation Platform runs it for a rulebook activation (the event
+    in the extra variable ansible_eda), and by hand with its own variables."""
+    emulator.settings(deploy_check_delay=0.2, deploy_step_delay=0.2)
+    event = dict(payload=dict(event="deploy_request.pending_cutover", organization="acme", database="app",
+                              resource=dict(number=pending_cutover(emulator, "gated-job"))),
+                 meta=dict(endpoint="planetscale", headers={}))
+    by_hand = pending_cutover(emulator, "gated-hand")
+    for number in (event["payload"]["resource"]["number"], by_hand):
+        deadline = time.monotonic() + 60
+        while emulator.api("GET", DATABASE_PATH + "/deploy-requests/%d" % number)["deployment_state"] != \
+                "pending_cutover" and time.monotonic() < deadline:
+            emulator.advance(1)
+            time.sleep(0.2)
+    ansible.run("planetscale.cloud.cutover", extra_vars=dict(ansible_eda=dict(event=event, rule="cut over"))
+                ).succeeded(changed=1)
+    ansible.run("planetscale.cloud.cutover", extra_vars=dict(cutover_database="app", cutover_number=by_hand)
+                ).succeeded(changed=1)
+    for number in (event["payload"]["resource"]["number"], by_hand):
+        assert emulator.api("GET", DATABASE_PATH + "/deploy-requests/%d" % number)["deployment_state"] in (
+            "complete", "complete_pending_revert")
