@@ -5,7 +5,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from . import api, api_access, api_capacity, api_databases, api_postgres, control, oauth
+from . import api, api_access, api_capacity, api_databases, api_postgres, api_upkeep, control, oauth
 from .records import ApiError, OAuthError, Settings
 from .traffic import TrafficMiddleware
 
@@ -63,6 +63,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api_postgres.router)
     app.include_router(api_capacity.router)
     app.include_router(api_capacity.control)
+    app.include_router(api_upkeep.router)
+    app.include_router(api_upkeep.control)
     app.include_router(oauth.router)
     app.include_router(control.router)
     app.add_exception_handler(ApiError, on_api_error)

@@ -48,6 +48,7 @@ from .deploys import DeployRequests
 from .lifecycle import BranchLifecycle
 from .oauth import Authority
 from .webhooks import Webhooks
+from .upkeep import Upkeep
 from .postgres import Roles
 from .records import (
     ID_ALPHABET,
@@ -78,7 +79,7 @@ SSO_MANAGED = "Teams managed by single sign-on cannot be updated"
 
 
 class World(Capacity, Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backups, Roles, DataPlaneHooks,
-            SchemaHooks):
+            SchemaHooks, Upkeep):
     def __init__(self, settings: Settings):
         self.lock = threading.RLock()
         self.settings = settings
