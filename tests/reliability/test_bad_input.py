@@ -54,6 +54,9 @@ VALID = {
     "postgres_extension_info": dict(database="pgapp", branch="main"),
     "query_pattern_info": dict(database="app", branch="main"),
     "region_info": dict(database="app"),
+    "schema_recommendation": dict(database="app", number=1, reason="Bad input"),
+    "schema_recommendation_info": dict(database="app", state="open"),
+    "maintenance_schedule_info": dict(database="app"),
     "read_only_region_info": dict(database="app"),
     "team": dict(name="Bad Input"),
     "team_info": dict(),
@@ -128,6 +131,7 @@ CONFLICTS = {
                 dict(url="hooks.example.com/bad-input"), dict(url="ftp://hooks.example.com/"), dict(url=NULL),
                 dict(url=None, state="absent")],
     "webhook_info": [dict(url="not a url")],
+    "schema_recommendation": [dict(reason=" "), dict(reason="x" * 501)],
     "postgres_role": [dict(renew=True, reset=True), dict(successor="heir"),
                       dict(inherited_roles=["pg_read_all_data", "superuser"])],
 }
@@ -397,7 +401,13 @@ ENDPOINTS = (
     "/v1/organizations/{}/databases/{}/branches/{}/resizes/{}",
     "/v1/organizations/{}/databases/{}/branches/{}/parameters",
     "/v1/organizations/{}/databases/{}/branches/{}/extensions",
-    "/v1/organizations/{}/databases/{}/read-only-regions")
+    "/v1/organizations/{}/databases/{}/read-only-regions",
+    "/v1/organizations/{}/databases/{}/schema-recommendations",
+    "/v1/organizations/{}/databases/{}/schema-recommendations/{}",
+    "/v1/organizations/{}/databases/{}/schema-recommendations/{}/dismiss",
+    "/v1/organizations/{}/databases/{}/maintenance-schedules",
+    "/v1/organizations/{}/databases/{}/maintenance-schedules/{}",
+    "/v1/organizations/{}/databases/{}/maintenance-schedules/{}/windows")
 PATTERNS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]+") + "$") for template in ENDPOINTS]
 # The fixed segments of the endpoints' paths (every other segment of a request's path is a value of a case)
 WORDS = set(segment for template in ENDPOINTS for segment in template.split("/") if segment and segment != "{}")
