@@ -297,7 +297,9 @@ def test_a_dismissal_with_an_unknown_outcome_is_read_back_and_applied_once(emula
     sent = [e for e in log if e["method"] == "POST" and re.search(DISMISS, e["path"])]
     dismissed = [e for e in sent if e["status"] == 200]
     figures["duplicates"] += max(0, len(dismissed) - 1)
-    assert len(dismissed) <= 1 and len(sent) == (2 if mode in ("dropped-before", "committed-503") else 1)
+    # a 503 the transport may resend (its retries of a Retry-After), and that second ask is refused and read back
+    assert len(dismissed) <= 1 and len(sent) in ({2} if mode == "dropped-before" else {1, 2} if mode.endswith("503")
+                                                 else {1})
 
 
 # Token grants -----------------------------------------------------------------------------------
