@@ -204,6 +204,8 @@ class SchemaRecommendation(Module):
             return (again, True) if again.get("state") == "dismissed" else None
         answer, dummy = write_and_settle(lambda: self.client.post(self.url("dismiss"), json=body),
                                          read_back=dismissed, on_conflict=dismissed)
+        if not isinstance(answer, dict) or "state" not in answer:  # an answer without the record: read it
+            answer = self.client.get(self.url())
         return answer
 
     def result(self, before, after, changed):

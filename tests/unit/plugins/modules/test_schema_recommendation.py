@@ -119,3 +119,9 @@ def test_a_reason_of_500_characters_is_sent(server, run):
     server.script = [(200, rec()), (200, dismissed())]
     run(reason="x" * 500)
     assert json.loads(server.requests[1]["body"]) == dict(reason="x" * 500)
+
+
+def test_an_answer_without_the_record_is_followed_by_a_read(server, run):
+    server.script = [(200, rec()), (204, b""), (200, dismissed())]
+    assert run()["schema_recommendation"] == dismissed()
+    assert [r["method"] for r in server.requests] == ["GET", "POST", "GET"]
