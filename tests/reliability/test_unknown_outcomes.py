@@ -275,8 +275,8 @@ DISMISS = DB_PATH + "/schema-recommendations/1/dismiss$"
 
 
 @pytest.mark.parametrize("mode,in_process", WRITE_CASES)
-def test_a_dismissal_with_an_unknown_outcome_is_read_back_and_applied_once(emulator, ansible, figures, mode,
-                                                                         in_process):
+def test_a_dismissal_with_an_unknown_outcome_is_read_back_and_applied_once(
+        emulator, ansible, figures, mode, in_process):
     """A dismissal applied but unanswered is read back and found dismissed (a second ask, if the transport made one,
     is refused and read back too); one lost before it arrived is sent again. The recommendation ends dismissed with
     the task's reason, and the task reports the change."""
