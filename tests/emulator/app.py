@@ -6,7 +6,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from . import (api, api_access, api_bouncers, api_capacity, api_databases, api_network, api_postgres,
-               api_traffic_budgets, control, oauth)
+               api_traffic_budgets, api_upkeep, control, oauth)
 from .records import ApiError, OAuthError, Settings
 from .traffic import TrafficMiddleware
 
@@ -68,6 +68,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api_bouncers.router)
     app.include_router(api_bouncers.control)
     app.include_router(api_traffic_budgets.router)
+    app.include_router(api_upkeep.router)
+    app.include_router(api_upkeep.control)
     app.include_router(oauth.router)
     app.include_router(control.router)
     app.add_exception_handler(ApiError, on_api_error)

@@ -11,6 +11,7 @@ from .records import Settings, unprocessable
 from .seed_access import OrgMembersFixture, ServiceTokensFixture, WebhooksFixture, seed_members, seed_service_tokens, \
     seed_webhooks
 from .state import World
+from .upkeep import seed_upkeep
 
 ORGANIZATION = "acme"
 DATABASE = "app"
@@ -124,6 +125,7 @@ def _seed(world: World) -> None:
         "idp_managed_member": {"id": idp.id, "email": idp.email},
         "postgres": postgres,
         "read_only_regions": {DATABASE: [read_only.region.slug]},
+        **seed_upkeep(world, org, {"mysql": DATABASE, "postgresql": PG_DATABASE}),
     }
 
 

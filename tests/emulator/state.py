@@ -51,6 +51,7 @@ from .network import PostgresNetwork
 from .oauth import Authority
 from .webhooks import Webhooks
 from .traffic_budgets import TrafficBudgets
+from .upkeep import Upkeep
 from .postgres import Roles
 from .records import (
     ID_ALPHABET,
@@ -81,7 +82,7 @@ SSO_MANAGED = "Teams managed by single sign-on cannot be updated"
 
 
 class World(Bouncers, Capacity, TrafficBudgets, Webhooks, Access, BranchLifecycle, DeployRequests, Databases,
-            Backups, Roles, DataPlaneHooks, SchemaHooks, PostgresNetwork):
+            Backups, Roles, DataPlaneHooks, SchemaHooks, PostgresNetwork, Upkeep):
     def __init__(self, settings: Settings):
         self.lock = threading.RLock()
         self.settings = settings

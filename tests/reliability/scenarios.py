@@ -138,6 +138,12 @@ def every_module(emulator, **connection):
         task("List the change and resize requests of main", "branch_change_info", database=database,
              branch="{{ world.branch }}"),
         task("List the read-only regions", "read_only_region_info", database=database),
+        task("List the open schema recommendations", "schema_recommendation_info", database=database, state="open"),
+        task("Dismiss schema recommendation 1", "schema_recommendation", database=database, number=1,
+             reason="Reports read users by id only"),
+        task("Dismiss schema recommendation 1 again, a no-op", "schema_recommendation", database=database, number=1,
+             reason="Reports read users by id only"),
+        task("Read the maintenance schedules with their windows", "maintenance_schedule_info", database=database),
         task("Protect branch rel-a", "branch", database=database, name=BRANCH, deletion_protected=True),
         task("Read the schema of rel-schema", "branch_schema_info", database=database, branch=SCHEMA_BRANCH),
         task("Open the deploy request from rel-schema", "deploy_request", register="opened", database=database,
@@ -203,8 +209,8 @@ def every_module(emulator, **connection):
 
 def end_state(emulator):
     """The end state the suite compares: branches, passwords, teams, deploy requests, tables, webhooks, service
-    tokens, members, Postgres roles, IP restrictions, the throttler, bouncers and traffic budgets, without ids,
-    times or secrets."""
+    tokens, members, Postgres roles, IP restrictions, the throttler, bouncers, traffic budgets and the states of
+    schema recommendations, without ids, times or secrets."""
     org, database = emulator.world["organization"], emulator.world["database"]
     base = "/organizations/%s/databases/%s" % (org, database)
     branches = sorted(emulator.list(base + "/branches"), key=lambda b: b["name"])
@@ -223,6 +229,7 @@ def end_state(emulator):
                      for d in emulator.list(base + "/deploy-requests"))
     tables = sorted(table["name"] for table in emulator.api("GET", base + "/branches/main/schema")["data"])
     webhooks = sorted((h["url"], h["enabled"], sorted(h["events"])) for h in emulator.list(base + "/webhooks"))
+    recommendations = sorted((r["number"], r["state"]) for r in emulator.list(base + "/schema-recommendations"))
     tokens = sorted((t.get("name") or "", sorted((a["resource_name"], a["access"])
                                                  for a in t.get("service_token_accesses") or []))
                     for t in emulator.list("/organizations/%s/service-tokens" % org))
@@ -247,4 +254,4 @@ def end_state(emulator):
                 passwords=passwords, teams=teams, deploys=deploys, production_tables=tables, webhooks=webhooks,
                 service_tokens=tokens, members=members, roles=roles, ip_restrictions=restrictions,
                 throttler=sorted((c["keyspace_name"], c["ratio"]) for c in throttler), bouncers=bouncers,
-                traffic_budgets=budgets)
+                traffic_budgets=budgets, schema_recommendations=recommendations)

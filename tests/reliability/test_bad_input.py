@@ -58,6 +58,9 @@ VALID = {
     "postgres_bouncer_info": dict(database="pgapp", branch="main"),
     "query_pattern_info": dict(database="app", branch="main"),
     "region_info": dict(database="app"),
+    "schema_recommendation": dict(database="app", number=1, reason="Bad input"),
+    "schema_recommendation_info": dict(database="app", state="open"),
+    "maintenance_schedule_info": dict(database="app"),
     "read_only_region_info": dict(database="app"),
     "team": dict(name="Bad Input"),
     "team_info": dict(),
@@ -136,6 +139,7 @@ CONFLICTS = {
     "webhook_info": [dict(url="not a url")],
     "traffic_budget": [dict(rate=101), dict(capacity=6001), dict(rules=[dict(kind="each")]),
                        dict(rules=[dict(keyspace="pgapp", tags=["app=web"])]), dict(rules=[dict(tags=["=web"])])],
+    "schema_recommendation": [dict(reason=" "), dict(reason="x" * 501)],
     "postgres_role": [dict(renew=True, reset=True), dict(successor="heir"),
                       dict(inherited_roles=["pg_read_all_data", "superuser"])],
     "postgres_ip_restriction": [dict(cidrs=["2001:db8::/32"]), dict(cidrs=["10.0.0.300"]), dict(cidrs=[])],
@@ -421,7 +425,13 @@ ENDPOINTS = (
     "/v1/organizations/{}/databases/{}/branches/{}/traffic/budgets/{}",
     "/v1/organizations/{}/databases/{}/branches/{}/traffic/budgets/{}/rules",
     "/v1/organizations/{}/databases/{}/branches/{}/traffic/budgets/{}/rules/{}",
-    "/v1/organizations/{}/databases/{}/branches/{}/insights/{}/traffic/budgets")
+    "/v1/organizations/{}/databases/{}/branches/{}/insights/{}/traffic/budgets",
+    "/v1/organizations/{}/databases/{}/schema-recommendations",
+    "/v1/organizations/{}/databases/{}/schema-recommendations/{}",
+    "/v1/organizations/{}/databases/{}/schema-recommendations/{}/dismiss",
+    "/v1/organizations/{}/databases/{}/maintenance-schedules",
+    "/v1/organizations/{}/databases/{}/maintenance-schedules/{}",
+    "/v1/organizations/{}/databases/{}/maintenance-schedules/{}/windows")
 PATTERNS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]+") + "$") for template in ENDPOINTS]
 # The fixed segments of the endpoints' paths (every other segment of a request's path is a value of a case)
 WORDS = set(segment for template in ENDPOINTS for segment in template.split("/") if segment and segment != "{}")

@@ -306,6 +306,37 @@ def test_each_bouncer_write_with_an_unknown_outcome_is_applied_once(emulator, an
         ("completed", "PGB_20", dict(pgbouncer=dict(default_pool_size="60")))]
     assert bouncers["uo-resize"]["sku"]["name"] == "PGB_20"
     assert run.result("Resize bouncer uo-resize").result["resize_request"]["state"] == "completed"
+# Schema recommendations -------------------------------------------------------------------------
+
+DISMISS = DB_PATH + "/schema-recommendations/1/dismiss$"
+
+
+@pytest.mark.parametrize("mode,in_process", WRITE_CASES)
+def test_a_dismissal_with_an_unknown_outcome_is_read_back_and_applied_once(
+        emulator, ansible, figures, mode, in_process):
+    """A dismissal applied but unanswered is read back and found dismissed (a second ask, if the transport made one,
+    is refused and read back too); one lost before it arrived is sent again. The recommendation ends dismissed with
+    the task's reason, and the task reports the change."""
+    rules = [dict(MODES[mode], method="POST", path=DISMISS, times=1)]
+    emulator.clear_requests()
+    emulator.faults(*rules)
+    run = ansible.run([play([
+        task("Dismiss schema recommendation 1", "schema_recommendation", database="app", number=1,
+             reason="uo: reports read users by id only"),
+    ], defaults=module_defaults())], emulator=emulator, in_process=in_process,
+        label="schema recommendation unknown outcomes %s in_process=%s" % (mode, in_process))
+    log = _faults_met(emulator, run, rules, figures)
+    found = emulator.api("GET", "/organizations/acme/databases/app/schema-recommendations/1")
+    assert found["state"] == "dismissed"
+    assert emulator.control("GET", "/schema-recommendations/acme/app/1/dismissal")["reason"] == (
+        "uo: reports read users by id only")
+    assert run.result("Dismiss schema recommendation 1").result["schema_recommendation"]["state"] == "dismissed"
+    sent = [e for e in log if e["method"] == "POST" and re.search(DISMISS, e["path"])]
+    dismissed = [e for e in sent if e["status"] == 200]
+    figures["duplicates"] += max(0, len(dismissed) - 1)
+    # a 503 the transport may resend (its retries of a Retry-After), and that second ask is refused and read back
+    assert len(dismissed) <= 1 and len(sent) in ({2} if mode == "dropped-before" else {1, 2} if mode.endswith("503")
+                                                 else {1})
 
 
 # Token grants -----------------------------------------------------------------------------------

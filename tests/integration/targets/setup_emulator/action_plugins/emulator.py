@@ -21,6 +21,9 @@ Runs on the controller, like the lookup of the same name that reads the control 
     emulator: {branch_capacity: {database: pgapp, branch: main}}   # what the branch has; with set: {...}, set it
     emulator: {bouncer_resize_elsewhere: {database: pgapp, branch: main, bouncer: pool, resize: {replicas_per_cell: 2}}}
                                                  # end_state: a bouncer resize asked elsewhere (the web console)
+    emulator: {schema_recommendation_add: {table_name: orders, recommendation_type: new_index}}  # database: app;
+                                                 # as the platform's analysis makes one (open unless state says)
+    emulator: {schema_recommendation_dismissal: {number: 1}}  # the reason a dismissal gave, and who; database: app
 
 The result carries the control API's answer (or the token endpoint's) under `json`, as ansible.builtin.uri would,
 and is never `changed`, so that a play recap counts the changes of the modules under test only.
@@ -38,7 +41,8 @@ from ansible.plugins.action import ActionBase
 
 ACTIONS = ('reset', 'clear', 'faults', 'seed', 'settings', 'advance_clock', 'ddl', 'database', 'approve_deletion',
            'authorization_code', 'access_token', 'branch_change_elsewhere', 'branch_capacity',
-           'bouncer_resize_elsewhere')
+           'bouncer_resize_elsewhere', 'schema_recommendation_add', 'schema_recommendation_dismissal')
+DATABASE = {'organization': {'type': 'str'}, 'database': {'type': 'str'}}
 BRANCH = {'organization': {'type': 'str'}, 'database': {'type': 'str'}, 'branch': {'type': 'str', 'required': True}}
 
 ARGUMENT_SPEC = {
@@ -78,6 +82,11 @@ ARGUMENT_SPEC = {
         'resize': {'type': 'dict', 'required': True},
         'end_state': {'type': 'str', 'choices': ['canceled', 'completed']},
     })},
+    'schema_recommendation_add': {'type': 'dict', 'options': dict(DATABASE, **dict(
+        (key, {'type': 'str'}) for key in ('recommendation_type', 'table_name', 'ddl_statement', 'title', 'keyspace',
+                                           'state')))},
+    'schema_recommendation_dismissal': {'type': 'dict', 'options': dict(DATABASE, number={'type': 'int',
+                                                                                          'required': True})},
 }
 
 
@@ -174,6 +183,16 @@ class ActionModule(ActionBase):
             body = dict((key, value) for key, value in options.items()
                         if key not in BRANCH and value is not None)
             return call(path + '/changes', 'POST', body)
+        for action in ('schema_recommendation_add', 'schema_recommendation_dismissal'):
+            options = args[action]
+            if options is None:
+                continue
+            path = '%s/schema-recommendations/%s/%s' % (control, options['organization'] or world['organization'],
+                                                        options['database'] or world['database'])
+            if action == 'schema_recommendation_dismissal':
+                return call('%s/%s/dismissal' % (path, options['number']))
+            return call(path, 'POST', dict((key, value) for key, value in options.items()
+                                           if key not in DATABASE and value is not None))
         app = world['oauth_application']
         request = dict({'client_id': app['client_id'], 'redirect_uri': app['redirect_uri']},
                        **(args['authorization_code'] or args['access_token'] or {}))
