@@ -5,7 +5,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from . import api, api_access, api_capacity, api_databases, api_postgres, control, oauth
+from . import api, api_access, api_audit, api_capacity, api_databases, api_postgres, control, oauth
+from .audit import AuditRecorder
 from .records import ApiError, OAuthError, Settings
 from .traffic import TrafficMiddleware
 
@@ -16,7 +17,8 @@ LOCATIONS = {"body", "query", "path", "header"}
 class EmulatorApp(FastAPI):
     def build_middleware_stack(self):
         # outermost, so the traffic layer receives the server's own send callable
-        return TrafficMiddleware(super().build_middleware_stack(), self)
+        # the audit log's recorder inside it: a write committed before a fault replaced its answer is recorded
+        return TrafficMiddleware(AuditRecorder(super().build_middleware_stack(), self), self)
 
 
 def error(status: int, code: str, message: str) -> JSONResponse:
@@ -63,6 +65,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api_postgres.router)
     app.include_router(api_capacity.router)
     app.include_router(api_capacity.control)
+    app.include_router(api_audit.router)
     app.include_router(oauth.router)
     app.include_router(control.router)
     app.add_exception_handler(ApiError, on_api_error)

@@ -39,6 +39,7 @@ from .models import (
     User,
 )
 from .access import Access
+from .audit import AuditLog
 from .backups import Backups
 from .capacity import Capacity
 from .databases import Databases
@@ -77,8 +78,8 @@ SIGNED_URL_LIFETIME = timedelta(minutes=5)
 SSO_MANAGED = "Teams managed by single sign-on cannot be updated"
 
 
-class World(Capacity, Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backups, Roles, DataPlaneHooks,
-            SchemaHooks):
+class World(AuditLog, Capacity, Webhooks, Access, BranchLifecycle, DeployRequests, Databases, Backups, Roles,
+            DataPlaneHooks, SchemaHooks):
     def __init__(self, settings: Settings):
         self.lock = threading.RLock()
         self.settings = settings
