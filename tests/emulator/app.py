@@ -66,6 +66,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api_capacity.router)
     app.include_router(api_capacity.control)
     app.include_router(api_audit.router)
+    app.include_router(api_audit.control)
     app.include_router(oauth.router)
     app.include_router(control.router)
     app.add_exception_handler(ApiError, on_api_error)

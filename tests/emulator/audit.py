@@ -18,12 +18,14 @@ Mixed into state.World: every public method runs under its lock.
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from .models import CursorPage, Record
-from .records import OrgRecord, Paging, Principal, Window, invalid_params, locked, stamp, unprocessable, window
+from .records import OrgRecord, Paging, Principal, Window, invalid_params, locked, not_found, stamp, unprocessable
+from .records import window
 
 ORG_PATH = re.compile(r"^/v1/organizations/(?P<org>[^/]+)(?P<rest>/.*)?$")
 WRITES = ("POST", "PATCH", "PUT", "DELETE")
@@ -72,6 +74,16 @@ class AuditLogEntry(Record):
     created_at: str
     updated_at: str
     metadata: dict | None = None
+
+
+class AuditEventsSeed(BaseModel):
+    """Events added to an organization's log, all at one time, hours_ago back (the control API: paging tests)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    count: int = Field(ge=1, le=10000)
+    audit_action: str = Field("team.updated", pattern=r"^[a-z_]+\.[a-z_]+$")
+    hours_ago: float = Field(0, ge=0)
 
 
 class OrganizationSettingsUpdate(BaseModel):
@@ -188,6 +200,25 @@ class AuditLog:
         return CursorPage[AuditLogEntry](has_next=end < len(ids), has_prev=start > 0,
                                          cursor_start=data[0].id if data else None,
                                          cursor_end=data[-1].id if data else None, data=data)
+
+    @locked
+    def seed_audit_events(self, org_name: str, body: AuditEventsSeed) -> int:
+        org = self.orgs.get(org_name)
+        if org is None:
+            raise not_found("Organization")
+        at = stamp(self.now() - timedelta(hours=body.hours_ago))
+        admin = self.default_user
+        kind, verb = body.audit_action.split(".")
+        events = self.org_settings(org).events
+        for n in range(body.count):
+            events.append(AuditLogEntry(
+                id=self.new_id(), actor_id=admin.id, actor_type="User", actor_display_name=admin.display_name,
+                auditable_type="Organization", auditable_id=org.ref.id, auditable_display_name=org.ref.name,
+                target_type=kind.title().replace("_", ""), target_id=None, target_display_name=f"seeded-{n + 1}",
+                audit_action=body.audit_action, action=verb, remote_ip=None, created_at=at, updated_at=at,
+                metadata={}))
+        events.sort(key=lambda event: event.created_at)  # in the log's order of time (stable: ties keep theirs)
+        return len(events)
 
     @locked
     def audit_subject(self, org_name: str, kind: str, names: dict) -> tuple[tuple | None, tuple | None]:

@@ -128,3 +128,14 @@ def test_organization_settings_are_read_listed_and_changed(api):
     outsider = {"Authorization": f"{forbidden['id']}:{forbidden['token']}"}
     assert ok(api.get("/v1/organizations", headers=outsider))["data"] == []
     ok(api.get(ORG, headers=outsider), 403)
+
+
+def test_the_control_api_adds_events_in_the_order_of_time(api):
+    ok(api.post(f"{ORG}/teams", json={"name": "Real"}))
+    answer = api.control("POST", "/audit-log/acme", json={"count": 3, "audit_action": "team.updated", "hours_ago": 48})
+    assert ok(answer) == {"events": 4}
+    log = events(api)["data"]
+    assert [e["audit_action"] for e in log] == ["team.created"] + ["team.updated"] * 3
+    assert log[0]["created_at"] > log[-1]["created_at"]
+    assert api.control("POST", "/audit-log/nope", json={"count": 1}).status_code == 404
+    assert api.control("POST", "/audit-log/acme", json={"count": 0}).status_code == 422

@@ -19,6 +19,7 @@ Runs on the controller, like the lookup of the same name that reads the control 
     emulator: {branch_change_elsewhere: {database: pgapp, branch: main, change: {replicas: 3}}}  # or cluster_size,
                                                  # resize; end_state: a change made elsewhere (the web console)
     emulator: {branch_capacity: {database: pgapp, branch: main}}   # what the branch has; with set: {...}, set it
+    emulator: {audit_events: {count: 150, audit_action: team.updated, hours_ago: 48}}  # added to the audit log
 
 The result carries the control API's answer (or the token endpoint's) under `json`, as ansible.builtin.uri would,
 and is never `changed`, so that a play recap counts the changes of the modules under test only.
@@ -35,7 +36,7 @@ from ansible.module_utils.urls import open_url
 from ansible.plugins.action import ActionBase
 
 ACTIONS = ('reset', 'clear', 'faults', 'seed', 'settings', 'advance_clock', 'ddl', 'database', 'approve_deletion',
-           'authorization_code', 'access_token', 'branch_change_elsewhere', 'branch_capacity')
+           'authorization_code', 'access_token', 'branch_change_elsewhere', 'branch_capacity', 'audit_events')
 BRANCH = {'organization': {'type': 'str'}, 'database': {'type': 'str'}, 'branch': {'type': 'str', 'required': True}}
 
 ARGUMENT_SPEC = {
@@ -70,6 +71,12 @@ ARGUMENT_SPEC = {
         'end_state': {'type': 'str', 'choices': ['canceled', 'completed']},
     })},
     'branch_capacity': {'type': 'dict', 'options': dict(BRANCH, set={'type': 'dict'})},
+    'audit_events': {'type': 'dict', 'options': {
+        'organization': {'type': 'str'},
+        'count': {'type': 'int', 'required': True},
+        'audit_action': {'type': 'str', 'default': 'team.updated'},
+        'hours_ago': {'type': 'float', 'default': 0},
+    }},
 }
 
 
@@ -149,6 +156,10 @@ class ActionModule(ActionBase):
             options = args['approve_deletion']
             return call('%s/databases/%s/%s/deletion-approval' % (
                 control, options['organization'] or world['organization'], options['database']), 'POST')
+        if args['audit_events'] is not None:
+            options = dict(args['audit_events'])
+            organization = options.pop('organization') or world['organization']
+            return call('%s/audit-log/%s' % (control, organization), 'POST', options)
         for action in ('branch_change_elsewhere', 'branch_capacity'):
             options = args[action]
             if options is None:
