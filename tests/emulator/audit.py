@@ -51,7 +51,8 @@ AUDITED = [
     (None, r"/teams(?:/(?P<team>[^/]+))?", "Team", "team", None),
     (None, r"/teams/(?P<team>[^/]+)/members(?:/(?P<member>[^/]+))?", "TeamMembership", "team_membership", None),
 ]
-PATTERNS = [(method, re.compile("^" + path + "/?$"), kind, prefix, verb) for method, path, kind, prefix, verb in AUDITED]
+PATTERNS = [(method, re.compile("^" + path + "/?$"), kind, prefix, verb)
+            for method, path, kind, prefix, verb in AUDITED]
 
 
 class AuditLogEntry(Record):
@@ -273,7 +274,8 @@ class AuditLog:
         self.org_settings(org).events.append(AuditLogEntry(
             id=self.new_id(), actor_id=actor[0], actor_type=actor[1], actor_display_name=actor[2],
             auditable_type=auditable[0], auditable_id=auditable[1], auditable_display_name=auditable[2],
-            target_type=kind, target_id=subject.id, target_display_name=subject.name, audit_action=f"{action}.{verb}", action=verb,
+            target_type=kind, target_id=subject.id, target_display_name=subject.name,
+            audit_action=f"{action}.{verb}", action=verb,
             remote_ip=remote_ip, created_at=now, updated_at=now, metadata=metadata))
 
 
