@@ -36,7 +36,6 @@ async def list_audit_logs(call: OrgCall, limit: int = Query(25, ge=1, le=100), s
     return call.reply(call.world.audit_log(call.org, limit, starting_after, ending_before))
 
 
-
 @control.post("/audit-log/{organization}")
 async def seed_audit_events(organization: str, body: AuditEventsSeed, request: Request):
     """Add body.count events (body.audit_action), body.hours_ago back, in the log's order of time; answer its length."""
