@@ -259,17 +259,23 @@ class AuditLog:
         return found, (None if kind == "Database" else db_ref)
 
     @locked
-    def record_audit(self, org_name: str, who: Principal, credential: str | None, kind: str, action: str,
-                     verb: str, subject: Subject, remote_ip: str | None, metadata: dict) -> None:
+    def audit_actor(self, header: str | None) -> tuple[str, str, str] | None:
+        """Who a request's Authorization header is: (id, type, display name) of its service token or OAuth user."""
+        who = self.auth.authenticate(header)
+        if who is None:
+            return None
+        token = self.auth.service_tokens.get((header or "").partition(":")[0].strip())
+        if who.kind == "service_token" and token is not None:
+            return token.id, "ServiceToken", token.name or token.id
+        return who.user.id, "User", who.user.display_name
+
+    @locked
+    def record_audit(self, org_name: str, actor: tuple[str, str, str], kind: str, action: str, verb: str,
+                     subject: Subject, remote_ip: str | None, metadata: dict) -> None:
         org = self.orgs.get(org_name)
         if org is None:
             return
         now = stamp(self.now())
-        if who.kind == "service_token" and credential in self.auth.service_tokens:
-            token = self.auth.service_tokens[credential]
-            actor = (token.id, "ServiceToken", token.name or token.id)
-        else:
-            actor = (who.user.id, "User", who.user.display_name)
         auditable = ("Database",) + subject.database if subject.database else ("Organization", org.ref.id, org.ref.name)
         self.org_settings(org).events.append(AuditLogEntry(
             id=self.new_id(), actor_id=actor[0], actor_type=actor[1], actor_display_name=actor[2],
@@ -277,7 +283,6 @@ class AuditLog:
             target_type=kind, target_id=subject.id, target_display_name=subject.name,
             audit_action=f"{action}.{verb}", action=verb,
             remote_ip=remote_ip, created_at=now, updated_at=now, metadata=metadata))
-
 
 def audited(method: str, path: str):
     """(organization, target type, action prefix, verb, path names) of a write the log records, or None."""
@@ -319,7 +324,10 @@ class AuditRecorder:
         org_name, kind, prefix, verb, names = found
         world = self.owner.state.world
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        header = headers.get("authorization")
+        actor = world.audit_actor(headers.get("authorization"))  # before: a token may delete itself
+        if actor is None:  # the request is answered 401
+            await self.app(scope, receive, send)
+            return
         before, database = world.audit_subject(org_name, kind, names)
         answer = {"status": 500, "body": b""}
 
@@ -332,9 +340,6 @@ class AuditRecorder:
         await self.app(scope, receive, capture)
         if not 200 <= answer["status"] < 300:
             return
-        who = world.auth.authenticate(header)
-        if who is None:
-            return
         subject = Subject(*(before or (None, None)), database=database)
         if verb != "deleted" or before is None:  # what a write's answer names wins (a rename's new name)
             new_id, new_name = answered_subject(answer["body"], kind)
@@ -342,5 +347,4 @@ class AuditRecorder:
                 subject = Subject(new_id, new_name, database)
         metadata = {key: value for key, value in names.items() if value is not None and key in ("database", "branch")}
         client = scope.get("client")
-        world.record_audit(org_name, who, (header or "").partition(":")[0].strip() or None, kind, prefix, verb,
-                           subject, client[0] if client else None, metadata)
+        world.record_audit(org_name, actor, kind, prefix, verb, subject, client[0] if client else None, metadata)

@@ -139,3 +139,21 @@ def test_the_control_api_adds_events_in_the_order_of_time(api):
     assert log[0]["created_at"] > log[-1]["created_at"]
     assert api.control("POST", "/audit-log/nope", json={"count": 1}).status_code == 404
     assert api.control("POST", "/audit-log/acme", json={"count": 0}).status_code == 422
+
+
+def test_a_service_token_that_deletes_itself_is_the_actor_of_its_deletion(api):
+    token = ok(api.post(f"{ORG}/service-tokens", json={"name": "short-lived"}))
+    own = {"Authorization": f"{token['id']}:{token['token']}"}
+    ok(api.delete(f"{ORG}/service-tokens/{token['id']}", headers=own), 204)
+    deleted = events(api)["data"][0]
+    assert deleted["audit_action"] == "service_token.deleted"
+    assert (deleted["actor_type"], deleted["actor_id"], deleted["actor_display_name"]) == (
+        "ServiceToken", token["id"], "short-lived")
+    assert (deleted["target_id"], deleted["target_display_name"]) == (token["id"], "short-lived")
+
+
+def test_an_oauth_token_acts_as_its_user(api):
+    bearer = {"Authorization": "Bearer " + api.login()["access_token"]}
+    ok(api.post(f"{ORG}/teams", json={"name": "By OAuth"}, headers=bearer))
+    created = events(api)["data"][0]
+    assert (created["actor_type"], created["actor_id"]) == ("User", api.world["user"]["id"])
