@@ -284,6 +284,7 @@ class AuditLog:
             audit_action=f"{action}.{verb}", action=verb,
             remote_ip=remote_ip, created_at=now, updated_at=now, metadata=metadata))
 
+
 def audited(method: str, path: str):
     """(organization, target type, action prefix, verb, path names) of a write the log records, or None."""
     found = ORG_PATH.match(path)
