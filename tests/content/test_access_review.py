@@ -149,11 +149,67 @@ def test_access_review_lists_everything_and_flags_the_tokens(ansible, emulator, 
         len(world["members"]), len(world["teams"]), len(world["tokens"]), len(hooks), len(world["webhooks"])) \
         in " ".join(run.output.split())
 
+    # the changes to credentials within the window: the tokens this test created and gave accesses, from the log
+    log = emulator.api("GET", ORG + "/audit-log?limit=100")["data"]
+    audited = [e for e in log if e["audit_action"].split(".")[0] in (
+        "database_branch_password", "database_branch_role", "service_token", "organization_membership",
+        "team_membership")]
+    assert len(audited) == 6 and len(log) == len(audited)  # three created, three given accesses
+    assert [e["id"] for e in records["audit_events"]] == [e["id"] for e in audited]
+    assert records["audit_window_days"] == 30
+    assert {e["target_display_name"] for e in records["audit_events"]} == {"ci-admin", "ci-forever", "ci-preview"}
+    audit_rows = section(report, "Changes to credentials and members in the last 30 days (6)")
+    assert len(audit_rows) == 6 and all(row[1] == "emulator-admin (ServiceToken)" for row in audit_rows)
+    assert sorted(row[2] for row in audit_rows) == ["`service_token.created`"] * 3 + ["`service_token.updated`"] * 3
+    assert "Changes to credentials and members in the last 30 days: 6." in " ".join(run.output.split())
+
     emulator.clear_requests()
     ansible.run(play).succeeded(changed=0)
     assert emulator.writes() == []
     assert report_path.read_text() == report and json_path.read_text() == text
     ansible.assert_no_secret(*secrets)
+
+
+def test_access_review_lists_who_changed_credentials_and_members_within_the_window(ansible, emulator, tmp_path):
+    """The audit log's evidence: who created, changed or removed a credential or a member in the window; older
+    changes and changes of other things are left out; the window is the role's variable."""
+    emulator.control("POST", "/audit-log/acme", dict(count=3, audit_action="service_token.deleted", hours_ago=24 * 40))
+    users = emulator.world["users"]
+    password = emulator.api("POST", ORG + "/databases/app/branches/main/passwords", dict(name="review-pw"))
+    emulator.api("DELETE", ORG + "/databases/app/branches/main/passwords/" + password["id"])
+    emulator.api("PATCH", "%s/members/%s" % (ORG, users[0]["id"]), dict(role="admin"))
+    emulator.api("DELETE", "%s/members/%s" % (ORG, users[1]["id"]))
+    emulator.api("POST", ORG + "/teams/engineering/members", dict(user_id=users[2]["id"]))
+    emulator.api("POST", ORG + "/teams", dict(name="Not A Credential"))  # a change of another kind: left out
+    play = role_play(tmp_path, "access_review", review_vars(tmp_path))
+
+    run = ansible.run(play).succeeded(changed=2)
+    report = (tmp_path / "review.md").read_text()
+    records = json.loads((tmp_path / "review.json").read_text())
+    assert [(e["audit_action"], e["target_display_name"]) for e in records["audit_events"]] == [
+        ("team_membership.created", users[2]["email"]), ("organization_membership.deleted", users[1]["email"]),
+        ("organization_membership.updated", users[0]["email"]), ("database_branch_password.deleted", "review-pw"),
+        ("database_branch_password.created", "review-pw")]
+    assert all(e["actor_display_name"] == "emulator-admin" for e in records["audit_events"])
+    assert password["plain_text"] not in report and password["plain_text"] not in json.dumps(records)
+    rows = section(report, "Changes to credentials and members in the last 30 days (5)")
+    assert rows[3] == [rows[3][0], "emulator-admin (ServiceToken)", "`database_branch_password.deleted`",
+                       "review-pw (DatabaseBranchPassword)", "app"]
+    assert "Changes to credentials and members in the last 30 days: 5." in " ".join(run.output.split())
+
+    wider = role_play(tmp_path, "access_review", review_vars(tmp_path, access_review_window_days=60), name="wide.yml")
+    ansible.run(wider).succeeded(changed=2)
+    records = json.loads((tmp_path / "review.json").read_text())
+    assert len(records["audit_events"]) == 8 and records["audit_window_days"] == 60
+    assert [e["audit_action"] for e in records["audit_events"][-3:]] == ["service_token.deleted"] * 3
+
+    emulator.clear_requests()
+    off = role_play(tmp_path, "access_review", review_vars(tmp_path, access_review_audit_log=False), name="off.yml")
+    ansible.run(off).succeeded(changed=2)
+    assert not [r for r in emulator.requests() if r["path"].endswith("/audit-log")]
+    records = json.loads((tmp_path / "review.json").read_text())
+    assert records["audit_events"] is None and records["audit_window_days"] is None
+    assert "## Changes to credentials" not in (tmp_path / "review.md").read_text()
 
 
 FORGED = "x\n# Forged\n| a | {{ 7 * 7 }} *bold* [link](http://x) <b>"

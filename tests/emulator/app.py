@@ -5,8 +5,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from . import (api, api_access, api_bouncers, api_capacity, api_databases, api_network, api_postgres,
+from . import (api, api_access, api_audit, api_bouncers, api_capacity, api_databases, api_network, api_postgres,
                api_traffic_budgets, api_upkeep, control, oauth)
+from .audit import AuditRecorder
 from .records import ApiError, OAuthError, Settings
 from .traffic import TrafficMiddleware
 
@@ -17,7 +18,8 @@ LOCATIONS = {"body", "query", "path", "header"}
 class EmulatorApp(FastAPI):
     def build_middleware_stack(self):
         # outermost, so the traffic layer receives the server's own send callable
-        return TrafficMiddleware(super().build_middleware_stack(), self)
+        # the audit log's recorder inside it: a write committed before a fault replaced its answer is recorded
+        return TrafficMiddleware(AuditRecorder(super().build_middleware_stack(), self), self)
 
 
 def error(status: int, code: str, message: str) -> JSONResponse:
@@ -70,6 +72,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api_traffic_budgets.router)
     app.include_router(api_upkeep.router)
     app.include_router(api_upkeep.control)
+    app.include_router(api_audit.router)
+    app.include_router(api_audit.control)
     app.include_router(oauth.router)
     app.include_router(control.router)
     app.add_exception_handler(ApiError, on_api_error)

@@ -39,6 +39,7 @@ from .models import (
     User,
 )
 from .access import Access
+from .audit import AuditLog
 from .backups import Backups
 from .bouncers import Bouncers
 from .capacity import Capacity
@@ -81,8 +82,8 @@ SIGNED_URL_LIFETIME = timedelta(minutes=5)
 SSO_MANAGED = "Teams managed by single sign-on cannot be updated"
 
 
-class World(Bouncers, Capacity, TrafficBudgets, Webhooks, Access, BranchLifecycle, DeployRequests, Databases,
-            Backups, Roles, DataPlaneHooks, SchemaHooks, PostgresNetwork, Upkeep):
+class World(AuditLog, Bouncers, Capacity, TrafficBudgets, Webhooks, Access, BranchLifecycle, DeployRequests,
+            Databases, Backups, Roles, DataPlaneHooks, SchemaHooks, PostgresNetwork, Upkeep):
     def __init__(self, settings: Settings):
         self.lock = threading.RLock()
         self.settings = settings

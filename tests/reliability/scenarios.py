@@ -184,6 +184,12 @@ def every_module(emulator, **connection):
         task("Ensure their role, a no-op", "organization_member", member=users[3]["email"], role="member"),
         task("Remove a member", "organization_member", member=users[4]["email"], state="absent"),
         task("List the members of the organization", "organization_member_info"),
+        task("Set the organization's billing email and budget", "organization", billing_email="finance@acme.test",
+             invoice_budget_amount=5000),
+        task("Ensure them, a no-op", "organization", billing_email="finance@acme.test", invoice_budget_amount=5000),
+        task("Read the organization and list every one", "organization_info", all_organizations=True),
+        task("Read the day's changes to service tokens and members", "audit_log_info", since="1d",
+             events=["service_token.*", "organization_membership.*"]),
         task("List the query-pattern reports", "query_pattern_info", database=database, branch="{{ world.branch }}"),
         task("Exchange code 1 " + REVEALS, "token", register="issued", grant_type="authorization_code",
              code="{{ code_1 }}", redirect_uri=app % "redirect_uri"),
@@ -208,9 +214,9 @@ def every_module(emulator, **connection):
 
 
 def end_state(emulator):
-    """The end state the suite compares: branches, passwords, teams, deploy requests, tables, webhooks, service
-    tokens, members, Postgres roles, IP restrictions, the throttler, bouncers, traffic budgets and the states of
-    schema recommendations, without ids, times or secrets."""
+    """The end state the suite compares: the organization's settings, branches, passwords, teams, deploy requests,
+    tables, webhooks, service tokens, members, Postgres roles, IP restrictions, the throttler, bouncers, traffic
+    budgets and the states of schema recommendations, without ids, times or secrets."""
     org, database = emulator.world["organization"], emulator.world["database"]
     base = "/organizations/%s/databases/%s" % (org, database)
     branches = sorted(emulator.list(base + "/branches"), key=lambda b: b["name"])
@@ -249,7 +255,10 @@ def end_state(emulator):
         (r["kind"], r.get("fingerprint") or "", sorted((t["key"], t["value"]) for t in r["tags"])) for r in b["rules"]))
         for b in emulator.list("/organizations/%s/databases/%s/branches/%s/traffic/budgets" % (
             org, postgres["database"], postgres["branch"])))
-    return dict(branches=[(b["name"], b.get("parent_branch"), (b.get("region") or {}).get("slug"),
+    settings = emulator.api("GET", "/organizations/%s" % org)
+    organization = (settings["billing_email"], settings["idp_managed_roles"], settings["invoice_budget_amount"])
+    return dict(organization=organization,
+                branches=[(b["name"], b.get("parent_branch"), (b.get("region") or {}).get("slug"),
                            b.get("deletion_protected"), b.get("vtgate_count")) for b in branches],
                 passwords=passwords, teams=teams, deploys=deploys, production_tables=tables, webhooks=webhooks,
                 service_tokens=tokens, members=members, roles=roles, ip_restrictions=restrictions,

@@ -32,6 +32,7 @@ from harness import FQCN, MODULES, ORG_MODULES, module_classes, module_defaults,
 
 # Valid arguments of each module; a case changes one or two of them.
 VALID = {
+    "audit_log_info": dict(since="30d", events=["service_token.*"]),
     "branch": dict(database="app", name="bad-input", parent_branch="main", wait=False),
     "branch_info": dict(database="app"),
     "branch_change_info": dict(database="app", branch="main"),
@@ -70,6 +71,8 @@ VALID = {
     "token_info": dict(access_token="not-an-access-token-the-emulator-issued"),
     "service_token": dict(name="bad-input", accesses=[dict(database="app", access=["read_branch"])]),
     "service_token_info": dict(),
+    "organization": dict(billing_email="billing@acme.test"),
+    "organization_info": dict(),
     "organization_member": dict(member="member1@acme.test", role="member"),
     "organization_member_info": dict(),
     "traffic_budget": dict(database="pgapp", branch="main", name="bad-input", rate=10),
@@ -121,6 +124,9 @@ BRANCH_OPTIONS = dict((module, CLASSES[module].branch_naming()) for module in MO
 NULL = "<null>"  # an option given as null (None drops it)
 CONFLICTS = {
     "query_pattern_info": [dict(starting_after="a1", ending_before="b2")],
+    "audit_log_info": [dict(starting_after="a1", ending_before="b2"), dict(since="yesterday"),
+                       dict(since="2026-11-02T00:00:00Z", until="2026-11-01T00:00:00Z"), dict(events=[" "])],
+    "organization": [dict(billing_email="finance"), dict(invoice_budget_amount=-1)],
     "branch": [dict(backup_id="k2l3m4"), dict(major_version="seventeen"), dict(parameters=dict(pgconf=8192))],
     "database": [dict(replicas=1), dict(major_version="17"), dict(kind="postgresql", allow_data_branching=True),
                  dict(state="absent", new_name="other")],
@@ -388,7 +394,8 @@ def test_input_the_modules_can_check_fails_with_a_message_and_sends_nothing(
 # Every endpoint the collection may call; {} is one path segment. (tests/unit/test_suite_tables.py checks that
 # each resource module's endpoints are here.)
 ENDPOINTS = (
-    "/v1/user", "/v1/organizations/{}/members", "/v1/organizations/{}/teams", "/v1/organizations/{}/teams/{}",
+    "/v1/user", "/v1/organizations", "/v1/organizations/{}", "/v1/organizations/{}/audit-log",
+    "/v1/organizations/{}/members", "/v1/organizations/{}/teams", "/v1/organizations/{}/teams/{}",
     "/v1/organizations/{}/teams/{}/members", "/v1/organizations/{}/teams/{}/members/{}",
     "/v1/organizations/{}/databases", "/v1/organizations/{}/databases/{}", "/v1/organizations/{}/databases/{}/regions",
     "/v1/organizations/{}/cluster-size-skus",

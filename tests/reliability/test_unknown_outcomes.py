@@ -540,6 +540,39 @@ def test_each_access_write_with_an_unknown_outcome_leaves_one_token_and_reports_
     assert members[promoted["id"]] == "admin" and removed["id"] not in members
 
 
+# The organization's settings -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode,in_process", WRITE_CASES)
+def test_an_organization_change_with_an_unknown_outcome_is_reported_as_it_is(emulator, ansible, figures, mode,
+                                                                             in_process):
+    """The settings end as asked and the task reports them; the audit log shows the change (a resend of the same
+    PATCH by the transport is the same change); the same task again sends no write."""
+    rules = [dict(MODES[mode], method="PATCH", path=ORG_PATH + "$", times=1)]
+    wanted = dict(billing_email="uo@acme.test", invoice_budget_amount=700, idp_managed_roles=True)
+    change = task("Change the organization's settings", "organization", **wanted)
+    emulator.clear_requests()
+    emulator.faults(*rules)
+    run = ansible.run([play([change], defaults=module_defaults())], emulator=emulator, in_process=in_process,
+                      label="organization unknown outcomes %s in_process=%s" % (mode, in_process))
+    log = _faults_met(emulator, run, rules, figures)
+    found = emulator.api("GET", "/organizations/acme")
+    assert (found["billing_email"], found["invoice_budget_amount"], found["idp_managed_roles"]) == (
+        "uo@acme.test", "700", True)
+    reported = run.result("Change the organization's settings").result["organization"]
+    assert (reported["billing_email"], reported["invoice_budget_amount"], reported["idp_managed_roles"]) == (
+        "uo@acme.test", "700", True)
+    updates = [e for e in emulator.api("GET", "/organizations/acme/audit-log")["data"]
+               if e["audit_action"] == "organization.updated"]
+    patches = [e for e in log if e["method"] == "PATCH"]
+    assert 1 <= len(updates) <= len(patches) and {e["target_display_name"] for e in updates} == {"acme"}
+
+    emulator.clear_requests()
+    again = ansible.run([play([change], defaults=module_defaults())], emulator=emulator, in_process=in_process,
+                        label="organization again %s in_process=%s" % (mode, in_process)).without_failures()
+    assert not again.tasks[0].changed and [e for e in emulator.requests() if e["method"] != "GET"] == []
+
+
 # Postgres roles -------------------------------------------------------------------------------------
 
 PG_PATH = ORG_PATH + "/databases/pgapp/branches/main/roles"

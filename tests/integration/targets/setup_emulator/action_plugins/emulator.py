@@ -24,6 +24,7 @@ Runs on the controller, like the lookup of the same name that reads the control 
     emulator: {schema_recommendation_add: {table_name: orders, recommendation_type: new_index}}  # database: app;
                                                  # as the platform's analysis makes one (open unless state says)
     emulator: {schema_recommendation_dismissal: {number: 1}}  # the reason a dismissal gave, and who; database: app
+    emulator: {audit_events: {count: 150, audit_action: team.updated, hours_ago: 48}}  # added to the audit log
 
 The result carries the control API's answer (or the token endpoint's) under `json`, as ansible.builtin.uri would,
 and is never `changed`, so that a play recap counts the changes of the modules under test only.
@@ -41,7 +42,7 @@ from ansible.plugins.action import ActionBase
 
 ACTIONS = ('reset', 'clear', 'faults', 'seed', 'settings', 'advance_clock', 'ddl', 'database', 'approve_deletion',
            'authorization_code', 'access_token', 'branch_change_elsewhere', 'branch_capacity',
-           'bouncer_resize_elsewhere', 'schema_recommendation_add', 'schema_recommendation_dismissal')
+           'bouncer_resize_elsewhere', 'schema_recommendation_add', 'schema_recommendation_dismissal', 'audit_events')
 DATABASE = {'organization': {'type': 'str'}, 'database': {'type': 'str'}}
 BRANCH = {'organization': {'type': 'str'}, 'database': {'type': 'str'}, 'branch': {'type': 'str', 'required': True}}
 
@@ -87,6 +88,12 @@ ARGUMENT_SPEC = {
                                            'state')))},
     'schema_recommendation_dismissal': {'type': 'dict', 'options': dict(DATABASE, number={'type': 'int',
                                                                                           'required': True})},
+    'audit_events': {'type': 'dict', 'options': {
+        'organization': {'type': 'str'},
+        'count': {'type': 'int', 'required': True},
+        'audit_action': {'type': 'str', 'default': 'team.updated'},
+        'hours_ago': {'type': 'float', 'default': 0},
+    }},
 }
 
 
@@ -172,6 +179,10 @@ class ActionModule(ActionBase):
             return call('%s/branches/%s/%s/%s/bouncers/%s/resizes' % (
                 control, options['organization'] or world['organization'], options['database'] or world['database'],
                 options['branch'], options['bouncer']), 'POST', body)
+        if args['audit_events'] is not None:
+            options = dict(args['audit_events'])
+            organization = options.pop('organization') or world['organization']
+            return call('%s/audit-log/%s' % (control, organization), 'POST', options)
         for action in ('branch_change_elsewhere', 'branch_capacity'):
             options = args[action]
             if options is None:
