@@ -306,6 +306,8 @@ def test_each_bouncer_write_with_an_unknown_outcome_is_applied_once(emulator, an
         ("completed", "PGB_20", dict(pgbouncer=dict(default_pool_size="60")))]
     assert bouncers["uo-resize"]["sku"]["name"] == "PGB_20"
     assert run.result("Resize bouncer uo-resize").result["resize_request"]["state"] == "completed"
+
+
 # Schema recommendations -------------------------------------------------------------------------
 
 DISMISS = DB_PATH + "/schema-recommendations/1/dismiss$"
