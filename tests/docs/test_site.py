@@ -15,7 +15,10 @@ import sitecheck
 DOCS = sitecheck.plugin_docs()
 ROLES = sitecheck.role_specs()
 COLLECTION_INDEX = sitecheck.COLLECTION_PAGES + "index.html"
-GUIDES = ("authentication", "idempotency", "secrets", "roles_playbooks", "service_tokens", "automation_platform")
+with open(os.path.join(sitecheck.ROOT, "docs", "docsite", "extra-docs.yml"), encoding="utf-8") as extra_docs:
+    # every guide the site's table of contents names, so that a new one is checked without being listed here
+    GUIDES = tuple(entry[len("guide_"):] for section in yaml.safe_load(extra_docs)["sections"]
+                   for entry in section["toctree"] if entry.startswith("guide_"))
 
 
 def page_path(name, plugin_type):
