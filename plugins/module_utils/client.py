@@ -218,7 +218,10 @@ class Client(Pagination):
         session.verify = verify
         session.headers.update({"User-Agent": USER_AGENT, "Accept": "application/json"})
         session.auth = _Authorization(authorization, self.origin)
-        adapter = HTTPAdapter(max_retries=self._retry, pool_maxsize=max(10, PARALLEL_PAGES))
+        # a pool may give the adapter (the in-process path: one whose connections a keeper keeps across tasks)
+        make = getattr(self._pool, "adapter", None)
+        adapter_options = dict(max_retries=self._retry, pool_maxsize=max(10, PARALLEL_PAGES))
+        adapter = make(self._key, **adapter_options) if make else HTTPAdapter(**adapter_options)
         session.mount("http://", adapter)
         session.mount("https://", adapter)
         return session

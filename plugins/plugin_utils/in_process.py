@@ -21,20 +21,25 @@ The contract, each line tested in tests/unit/plugins/plugin_utils/test_in_proces
 - the task's environment keyword is what the logic sees, and the controller's is restored;
 - a no_log task's warnings are shown where ansible-core (before 2.19) would hide them with the result;
 - the Clients of a task borrow the worker's sessions (plugin_utils/sessions.py), so the items of a loop
-  share kept-alive connections.
+  share kept-alive connections;
+- in a worker of a playbook run, those sessions' connections are kept across tasks by the run's connection keeper
+  (plugin_utils/persist.py, keeper.py) unless planetscale_keep_connections is false; it ends after
+  planetscale_keep_connections_timeout seconds (60) without a task, and with the run.
 Private ansible-core APIs are used only through core_compat.
 """
 
 from __future__ import annotations
 
 import importlib
+import multiprocessing
 import os
 from contextlib import contextmanager
 
 from ansible import constants as C
 from ansible.module_utils.common.parameters import remove_values
-from ansible.module_utils.common.validation import check_type_bool
+from ansible.module_utils.common.validation import check_type_bool, check_type_float
 from ansible.errors import AnsibleActionFail
+from ansible.executor.process.worker import WorkerProcess
 from ansible.module_utils.errors import UnsupportedError
 from ansible.plugins.action import ActionBase
 from ansible.plugins.loader import module_loader
@@ -44,10 +49,12 @@ from ansible.utils.display import Display
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure, TaskContext
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import HAS_REQUESTS
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import GROUP_OPTIONS
-from ansible_collections.planetscale.cloud.plugins.plugin_utils import core_compat
+from ansible_collections.planetscale.cloud.plugins.plugin_utils import core_compat, persist
 from ansible_collections.planetscale.cloud.plugins.plugin_utils.sessions import worker_pool
 
 SWITCH = "planetscale_in_process"
+KEEP = "planetscale_keep_connections"  # false: no connection outlives its task
+KEEP_TIMEOUT = "planetscale_keep_connections_timeout"  # seconds the keeper waits for a next task
 COLLECTION = "planetscale.cloud"
 GROUP_KEY = "group/%s.all" % COLLECTION
 STRAY = ("%s does not take %s. These options of the action group %s.all reach the modules that do not take them "
@@ -112,6 +119,7 @@ class InProcessAction(ActionBase):
         validation = core_compat.validate_arguments(module_class.spec(), self._module_args())
         ctx = TaskContext(check_mode=bool(self._task.check_mode), diff=bool(self._task.diff))
         ctx.sessions = worker_pool()  # the items of a loop share this worker's connections
+        ctx.sessions.keeper = self._keeper(task_vars)  # and the tasks of the run share the keeper's
         ctx.debug = display.debug
         for warning in validation.warnings:
             ctx.warn(warning)
@@ -138,6 +146,22 @@ class InProcessAction(ActionBase):
 
     def _module_class(self):
         return self.module_class or module_class_of(self._task_module())
+
+    def _keeper(self, task_vars):
+        """The run's connection keeper for this worker, or None: off, or not in a worker of a playbook run."""
+        task_vars = task_vars or {}
+        if not isinstance(multiprocessing.current_process(), WorkerProcess):
+            return None
+        if not check_type_bool(self._templar.template(task_vars.get(KEEP, True))):
+            return None
+        try:
+            idle = check_type_float(self._templar.template(task_vars.get(KEEP_TIMEOUT, persist.DEFAULT_IDLE)))
+        except TypeError:
+            idle = -1
+        if not 0 < idle <= 86400:
+            raise AnsibleActionFail("%s must be a number of seconds above 0 (at most 86400), not %r."
+                                    % (KEEP_TIMEOUT, task_vars.get(KEEP_TIMEOUT)))
+        return keeper_link(idle, display.debug)
 
     def _passed_through(self):
         """The options of the action group in the task's arguments that the module does not take, each with
@@ -183,6 +207,17 @@ def module_class_of(name):
     if len(leaves) != 1:
         raise AnsibleActionFail("The module %s.%s must define one module class, not %d." % (COLLECTION, name, len(leaves)))
     return leaves[0]
+
+
+_LINKS = {}
+
+
+def keeper_link(idle, debug=None):
+    """The link of this process to its run's keeper, one per process and timeout (a loop's items share it)."""
+    key = (os.getpid(), idle)
+    if key not in _LINKS:
+        _LINKS[key] = persist.link_for_worker(idle, debug)
+    return _LINKS[key]
 
 
 def _inject_invocation(task_vars):

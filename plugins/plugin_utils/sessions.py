@@ -16,7 +16,9 @@ The rules, each tested in tests/unit/plugins/plugin_utils/test_sessions.py:
   is closed and forgotten, never lent again;
 - a session is lent to one Client at a time; a second borrower of the same key gets its own;
 - the sessions are closed when the worker ends (multiprocessing's finalizers run at a worker's exit,
-  atexit at the controller's), and a process forked from one that holds sessions never uses them.
+  atexit at the controller's), and a process forked from one that holds sessions never uses them;
+- with a keeper (`keeper`, set per task; persist.py), a session's connections are the keeper's kept ones, so they
+  outlive the worker too; a session a fault touched tells the keeper to discard them.
 The module path (a module process per task) never sees this: there a Client owns its session.
 """
 
@@ -37,6 +39,7 @@ class SessionPool:
         self._pid = os.getpid()
         self.built = 0  # sessions made, for tests and the benchmark's notes
         self.discarded = 0  # sessions closed because a fault touched them
+        self.keeper = None  # the run's connection keeper (persist.Link), or None: the sessions connect by themselves
 
     def _own(self):
         """Forget, without closing, what a parent process left: its sockets are not this process's to use."""
@@ -62,7 +65,24 @@ class SessionPool:
                 return
             if suspect:
                 self.discarded += 1
+        if suspect:
+            for adapter in session.adapters.values():
+                getattr(adapter, "discard", lambda: None)()  # the keeper never lends its connections again
         session.close()
+
+    def adapter(self, key, **kwargs):
+        """The transport adapter of a new session of this key: relayed by the keeper when there is one, and no proxy
+        is named (requests then connects through the proxy itself)."""
+        # imported here: requests is only needed once a Client is built (the action checks HAS_REQUESTS first)
+        from requests.adapters import HTTPAdapter  # pylint: disable=import-outside-toplevel
+
+        if self.keeper is None or self.keeper.off:
+            return HTTPAdapter(**kwargs)
+        from ansible_collections.planetscale.cloud.plugins.plugin_utils import persist  # pylint: disable=C0415
+
+        if persist.proxied():
+            return HTTPAdapter(**kwargs)
+        return persist.KeptAdapter(self.keeper, key, **kwargs)
 
     def close(self):
         """Close every idle session (at the worker's end)."""

@@ -217,6 +217,19 @@ def wan_verdicts(wan, local=None):
     if loop.get("floor_ratio") is not None:
         found.append(("WAN, loop: in-process within 1.3x of the round-trip floor", "%.2f" % loop["floor_ratio"],
                       loop["floor_ratio"] <= 1.3))
+    one = by_key.get("one_request", {})
+    if one.get("in_process", {}).get("connections") is not None:
+        found.append(("WAN, one request: in-process opens 1 connection for its %s tasks (kept across tasks)"
+                      % _n(one["in_process"].get("task_runs")), "%s (uri: %s)" % (
+                          one["in_process"]["connections"], _n(one.get("uri", {}).get("connections"))),
+                      one["in_process"]["connections"] == 1))
+    if one.get("floor_ratio") is not None:
+        found.append(("WAN, one request: in-process within 1.3x of the round-trip floor", "%.2f" % one["floor_ratio"],
+                      one["floor_ratio"] <= 1.3))
+    keys = by_key.get("two_keys", {}).get("in_process", {})
+    if keys.get("connections") is not None:
+        found.append(("WAN, two keys: in-process opens 2 connections, one per key, never one shared",
+                      "%d" % keys["connections"], keys["connections"] == 2))
     listed, local_rows = by_key.get("list", {}), dict((row["key"], row) for row in (local or {}).get("rows", ()))
     wall, local_wall = listed.get("in_process", {}).get("wall"), local_rows.get("list", {}).get("in_process", {}).get("wall")
     if wall is not None and local_wall is not None and wan.get("rtt"):

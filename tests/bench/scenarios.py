@@ -108,8 +108,9 @@ class Scenario:
         return requests
 
     def connections(self, variant, task_runs):
-        """(fewest, most) TCP connections a run may open: in-process one per task, as its loop items share the
-        worker's; through a module process (the module path, uri) one per task run."""
+        """(fewest, most) TCP connections a run may open: in-process at most one per task (its loop items share the
+        worker's, and its tasks the run's connection keeper's, one per key); through a module process (the module
+        path, uri) one per task run."""
         if variant == "in_process":
             return 1, self.tasks
         return task_runs, task_runs
@@ -268,7 +269,35 @@ class OneRequest(Scenario):
         return Expected(dict(GET=self.sizes["repeats"]), self.sizes["repeats"])
 
     def connections(self, variant, task_runs):
-        return task_runs, task_runs  # one task each: nothing to share
+        if variant == "in_process":
+            return 1, 1  # the run's connection keeper keeps one for every task
+        return task_runs, task_runs  # a module process each: nothing to share
+
+
+class TwoKeys(Scenario):
+    key, number = "two_keys", 7
+    TASKS = 30
+
+    @property
+    def tasks(self):
+        return min(self.TASKS, self.sizes["repeats"])
+
+    @property
+    def title(self):
+        return "two keys: user_info with two service tokens in turn, %d tasks" % self.tasks
+
+    def prepare(self, emulator):
+        emulator.reset()
+        second = emulator.world["forbidden_service_token"]  # another user's token: another session key
+        return dict(bench_second_token_id=second["id"], bench_second_token=second["token"])
+
+    def expected(self, variant):
+        return Expected(dict(GET=self.tasks), self.tasks)
+
+    def connections(self, variant, task_runs):
+        if variant == "in_process":
+            return 2, 2  # one kept connection per key, never one shared
+        return task_runs, task_runs
 
 
 class Loop(Scenario):
@@ -287,6 +316,7 @@ class Loop(Scenario):
         return Expected(dict(GET=self.sizes["loop"]), self.sizes["loop"])
 
 
-SCENARIOS = (NoOp, Update, Create, List, OneRequest, Loop)
+SCENARIOS = (NoOp, Update, Create, List, OneRequest, Loop, TwoKeys)
 FLOOR_PLAYBOOKS = dict(empty="startup.empty.yml", debug="floor.debug.yml")
-TRUNCATED = ("one_request.collection.yml", "one_request.uri.yml", "floor.debug.yml")
+TRUNCATED = ("one_request.collection.yml", "one_request.uri.yml", "two_keys.collection.yml", "two_keys.uri.yml",
+             "floor.debug.yml")
