@@ -312,9 +312,8 @@ class Keeper:
                 return
             with self.lock:
                 self.counts["opened"] += 1
-        upstream.sock.settimeout(float(want["timeout"]) + 5.0)
         conn.sendall(b'{"ok": true}\n')
-        self.relay(down, conn, upstream)
+        self.relay(down, conn, upstream, want)
 
     def lend(self, key):
         while True:
@@ -327,7 +326,7 @@ class Keeper:
                 return upstream
             upstream.close()
 
-    def relay(self, down, conn, upstream):
+    def relay(self, down, conn, upstream, want):
         """Each request of the worker to the server and its answer back, until the worker closes at a boundary."""
         keep = False
         try:
@@ -340,6 +339,14 @@ class Keeper:
                         return
                 if down.buffer.startswith(DISCARD):
                     return
+                if not upstream.alive():
+                    # the server closed it while it was idle (as urllib3 finds before it reuses a connection):
+                    # nothing of the request was sent, so it goes on a new connection
+                    upstream.close()
+                    upstream = Upstream(upstream.key, open_upstream(want))
+                    with self.lock:
+                        self.counts["opened"] += 1
+                upstream.sock.settimeout(float(want["timeout"]) + 5.0)
                 keep = self.exchange(down, conn, upstream)
                 if not keep:
                     return

@@ -51,6 +51,7 @@ else:
 KEEPER = os.path.abspath(keeper_module.__file__.replace(".pyc", ".py"))
 DEFAULT_IDLE = 60  # seconds a keeper waits for a next task, as SSH's ControlPersist's usual value
 START_WAIT = 5.0  # seconds a worker waits for the keeper it started to listen
+FAREWELL_WAIT = 2.0  # seconds a worker waits for the keeper to take back a connection it is done with
 SUPPORTED = HAS_REQUESTS and hasattr(socket, "SO_PEERCRED") and hasattr(socket, "AF_UNIX")
 PROXY_ENVIRONMENT = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 DEFAULT_PORTS = dict(http=80, https=443)
@@ -254,13 +255,43 @@ class KeptAdapter(HTTPAdapter):
     def discard(self):
         """Tell the keeper that none of this adapter's connections may be lent again, and close them."""
         for connection in list(self.kept):
-            sock = getattr(connection, "sock", None)
-            if sock is not None:
-                try:
-                    sock.sendall(keeper_module.DISCARD)
-                except OSError:
-                    pass
-            connection.close()
+            if getattr(connection, "sock", None) is not None:
+                farewell(connection, keeper_module.DISCARD)
+
+    def close(self):
+        """Give the idle connections back to the keeper, once it has them back (the next task may want them at
+        once), then close the adapter. A connection in the middle of an exchange is never among them."""
+        for connection in self._idle():
+            farewell(connection)
+        super().close()
+
+    def _idle(self):
+        """The connections of this adapter that its urllib3 pools hold idle: between exchanges, clean."""
+        found, pools = [], self.poolmanager.pools
+        for key in list(pools.keys()):
+            try:
+                queue = getattr(pools[key], "pool", None)
+            except KeyError:
+                continue
+            for connection in list(getattr(queue, "queue", None) or ()):
+                if connection is not None and connection in self.kept and getattr(connection, "sock", None):
+                    found.append(connection)
+        return found
+
+
+def farewell(connection, word=b""):
+    """Close a relayed connection once the keeper has taken it back (or discarded it, after the word DISCARD)."""
+    sock = connection.sock
+    try:
+        if word:
+            sock.sendall(word)
+        sock.shutdown(socket.SHUT_WR)
+        sock.settimeout(FAREWELL_WAIT)
+        while sock.recv(4096):
+            pass
+    except OSError:
+        pass
+    connection.close()
 
 
 def proxied():
