@@ -96,8 +96,9 @@ class Link:
         sock = self._trusted()
         if sock is not None:
             return sock
-        with open(os.path.join(self.directory, self.name + ".lock"), "a", encoding="ascii") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        lock_path = os.path.join(self.directory, self.name + ".lock")
+        with os.fdopen(os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)) as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # one worker starts the keeper; the others wait, then use it
             sock = self._trusted()
             if sock is not None:
                 return sock
@@ -205,9 +206,11 @@ class _Kept:
         try:
             sock = self.adapter.link.open(self.adapter.key, want)
         except ConnectTimeoutError:
-            raise ConnectTimeoutError(self, "Connection to %s timed out. (connect timeout=%s)" % (self.host, self.timeout))
+            raise ConnectTimeoutError(self, "Connection to %s timed out. (connect timeout=%s)"
+                                      % (self.host, self.timeout))
         if sock is None:
             return super().connect()
+        sock.settimeout(self.timeout if isinstance(self.timeout, (int, float)) else None)
         self.sock = sock
         self.adapter.kept.add(self)
         if self.scheme == "https":
