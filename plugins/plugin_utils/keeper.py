@@ -200,6 +200,29 @@ def tls_context(want):
     return context
 
 
+def failure(error):
+    """A failure to connect, as the worker raises it again (the kind, the errno and the words of the error)."""
+    if isinstance(error, socket.timeout):
+        kind = "timeout"
+    elif isinstance(error, ssl.SSLCertVerificationError):
+        kind = "certificate"
+    elif isinstance(error, ssl.SSLError):
+        kind = "tls"
+    elif isinstance(error, socket.gaierror):
+        kind = "dns"
+    elif isinstance(error, OSError):
+        kind = "os"
+    else:
+        kind = "other"
+    found = dict(error=kind, errno=getattr(error, "errno", None), text=getattr(error, "strerror", None))
+    if isinstance(error, ssl.SSLError):
+        names = ("reason", "library", "verify_code", "verify_message")
+        found.update((name, getattr(error, name, None)) for name in names)
+    if not isinstance(found["text"], str):
+        found["text"] = str(error)
+    return found
+
+
 class Keeper:
     """The kept connections of one playbook run, served on a unix socket."""
 
@@ -304,11 +327,8 @@ class Keeper:
         if upstream is None:
             try:
                 upstream = Upstream(key, open_upstream(want))
-            except socket.timeout:
-                conn.sendall(b'{"ok": false, "error": "timeout"}\n')
-                return
             except (OSError, ValueError) as error:
-                conn.sendall(json.dumps(dict(ok=False, error=type(error).__name__)).encode() + b"\n")
+                conn.sendall(json.dumps(dict(failure(error), ok=False)).encode() + b"\n")
                 return
             with self.lock:
                 self.counts["opened"] += 1

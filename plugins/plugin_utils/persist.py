@@ -9,8 +9,9 @@ connection of its own: the keeper lends a kept connection of the same key, or op
 Everything above the socket is the worker's, as before: urllib3's retries, the Client's unknown-outcome rules,
 the rate-limit gate, TLS settings (sent to the keeper, which verifies with them) and every sentence.
 
-When the keeper cannot open a connection (refused, no such host, TLS refused) the worker connects by itself, so
-the failure is the one it always was, in the same words; a connect timeout is reported as urllib3 reports it.
+When the keeper cannot open a connection (refused, no such host, a timeout, TLS refused) it answers how, and the
+worker raises what urllib3 raises for that failure, with the same words, where urllib3 raises it: the Client's
+sentences, retries and unknown-outcome rules see what they always saw (and the server one attempt, not two).
 When the keeper cannot be reached or trusted, the worker connects by itself too: a kept connection is an
 optimisation, never a reason for a task to fail.
 
@@ -26,6 +27,7 @@ import hashlib
 import json
 import os
 import socket
+import ssl
 import stat
 import subprocess
 import sys
@@ -40,13 +42,18 @@ try:
     from requests.adapters import HTTPAdapter
     from urllib3.connection import HTTPConnection, HTTPSConnection
     from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
-    from urllib3.exceptions import ConnectTimeoutError
+    from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 except ImportError:  # the action runs the module process then (HAS_REQUESTS), which never keeps connections
     HAS_REQUESTS = False
     HTTPAdapter = HTTPConnection = HTTPSConnection = HTTPConnectionPool = HTTPSConnectionPool = object
-    ConnectTimeoutError = OSError
+    ConnectTimeoutError = NewConnectionError = OSError
+    NameResolutionError = None
 else:
     HAS_REQUESTS = True
+    try:
+        from urllib3.exceptions import NameResolutionError  # urllib3 2; 1.26 raises NewConnectionError
+    except ImportError:
+        NameResolutionError = None
 
 KEEPER = os.path.abspath(keeper_module.__file__.replace(".pyc", ".py"))
 DEFAULT_IDLE = 60  # seconds a keeper waits for a next task, as SSH's ControlPersist's usual value
@@ -74,6 +81,14 @@ def private_directory(base=None):
     if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid() or found.st_mode & 0o077:
         raise Untrusted("%s is not a private directory of this user" % path)
     return path
+
+
+class Refused(Exception):
+    """The keeper could not connect: its answer says how, for the worker to raise what urllib3 raises."""
+
+    def __init__(self, answer):
+        super().__init__(answer.get("error"))
+        self.answer = answer
 
 
 class Link:
@@ -148,7 +163,7 @@ class Link:
             sock.settimeout(float(want["timeout"]) + 5.0)
             sock.sendall(json.dumps(dict(want, key=key)).encode("utf-8") + b"\n")
             answer = json.loads(_line(sock))
-        except (OSError, ValueError, Untrusted) as error:
+        except (OSError, ValueError, Untrusted) as error:  # Refused is none of these: the caller raises it again
             self.off = True
             self.debug("planetscale.cloud: connections are not kept across tasks (%s)" % error)
             return None
@@ -157,9 +172,7 @@ class Link:
                 self.opened += 1
             return sock
         sock.close()
-        if answer.get("error") == "timeout":
-            raise ConnectTimeoutError("timeout")
-        return None
+        raise Refused(answer)
 
     def status(self):
         """The keeper's counts (connections opened, lent, discarded; peers refused; idle ones), for tests."""
@@ -205,9 +218,11 @@ class _Kept:
                     timeout=self.timeout if isinstance(self.timeout, (int, float)) else 30.0, **self._tls())
         try:
             sock = self.adapter.link.open(self.adapter.key, want)
-        except ConnectTimeoutError:
-            raise ConnectTimeoutError(self, "Connection to %s timed out. (connect timeout=%s)"
-                                      % (self.host, self.timeout))
+        except Refused as refused:
+            error = self._failure(refused.answer)
+            if error is None:
+                return super().connect()  # a failure of another kind: the worker's own attempt says it
+            raise error
         if sock is None:
             return super().connect()
         sock.settimeout(self.timeout if isinstance(self.timeout, (int, float)) else None)
@@ -219,6 +234,32 @@ class _Kept:
 
     def _tls(self):
         return dict(verify=False, cafile=None, capath=None)
+
+    def _failure(self, answer):
+        """The exception urllib3 raises where its own connect fails as the keeper's did (the same words), or None."""
+        kind, text, number = answer.get("error"), answer.get("text") or "", answer.get("errno")
+        if kind == "timeout":
+            return ConnectTimeoutError(self, "Connection to %s timed out. (connect timeout=%s)"
+                                       % (self.host, self.timeout))
+        if kind in ("certificate", "tls"):
+            error = (ssl.SSLCertVerificationError if kind == "certificate" else ssl.SSLError)(number or 1, text)
+            for name in ("reason", "library", "verify_code", "verify_message"):
+                setattr(error, name, answer.get(name))
+            return error
+        if kind == "dns":
+            cause = socket.gaierror(number, text)
+            if NameResolutionError is not None:
+                return _caused(NameResolutionError(self.host, self, cause), cause)
+        elif kind == "os":
+            cause = OSError(number, text) if number is not None else OSError(text)
+        else:
+            return None
+        return _caused(NewConnectionError(self, "Failed to establish a new connection: %s" % cause), cause)
+
+
+def _caused(error, cause):
+    error.__cause__ = cause
+    return error
 
 
 class KeptHTTPConnection(_Kept, HTTPConnection):
