@@ -60,6 +60,18 @@ def test_a_loop_shares_one_connection_in_process_and_opens_one_per_item_otherwis
     assert counts == dict(in_process=1, module=items, uri=items)
 
 
+def test_the_tasks_of_a_run_share_a_kept_connection_per_key_in_process(wan_bench):
+    """Issue 36: in-process, the run's connection keeper keeps one connection per session key across tasks (over
+    TLS, through the latency proxy, which counts them); the module path opens one per task run."""
+    counts = {}
+    for key in ("one_request", "two_keys"):
+        scenario = [s for s in wan_bench.scenarios if s.key == key][0]
+        counts[key] = dict((variant, wan_bench.measure(scenario, variant)["connections"]) for variant in ("in_process",
+                                                                                                          "module"))
+    assert counts == dict(one_request=dict(in_process=1, module=SMOKE["repeats"]),
+                          two_keys=dict(in_process=2, module=SMOKE["repeats"]))
+
+
 def test_an_earlier_version_runs_side_by_side_and_is_the_earlier_code(emulator, ansible, tmp_path):
     """make bench's comparison with the collection before issue 22 (run.py --baseline): the earlier version is
     exported from git history and runs the same playbooks; its loop opens a connection per item, as it did,
