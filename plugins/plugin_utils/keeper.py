@@ -47,11 +47,34 @@ def peer_uid(sock):
 
 def process_start(pid):
     """The start time of a process (Linux: /proc), to tell it from a later process that reuses its pid."""
+    fields = _stat(pid)
+    return fields[19] if fields and len(fields) > 19 else None
+
+
+def _stat(pid):
+    """The fields of /proc/<pid>/stat after the command's name (the state first), or None."""
     try:
         with open("/proc/%d/stat" % pid, encoding="ascii", errors="replace") as handle:
-            return handle.read().rpartition(")")[2].split()[19]
-    except (OSError, IndexError):
+            return handle.read().rpartition(")")[2].split()
+    except OSError:
         return None
+
+
+def running(pid, start=None):
+    """Whether the process runs (not ended, not a zombie waiting for its parent) and, given its start time, is the
+    same process."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    fields = _stat(pid)
+    if fields is None:
+        return not os.path.isdir("/proc/self")  # without /proc, os.kill is all there is to know
+    if fields[0] in ("Z", "X"):
+        return False
+    return start is None or (len(fields) > 19 and fields[19] == start)
 
 
 class Faulted(Exception):
@@ -273,16 +296,7 @@ class Keeper:
         with self.lock:
             if self.active == 0 and time.monotonic() - self.last > self.idle:
                 return True
-        if self.run_pid is not None:
-            try:
-                os.kill(self.run_pid, 0)
-            except ProcessLookupError:
-                return True
-            except PermissionError:
-                pass
-            if self.run_start is not None and process_start(self.run_pid) not in (None, self.run_start):
-                return True
-        return False
+        return self.run_pid is not None and not running(self.run_pid, self.run_start)
 
     def close(self):
         if self.listener is not None:

@@ -205,8 +205,9 @@ def test_a_process_of_another_uid_is_refused(server, link, directory):
     os.chmod(link.path, 0o666)
     client = ("import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); "
               "s.sendall(b'{\"op\": \"status\"}\\n'); print(repr(s.recv(100)))")
-    done = subprocess.run([sys.executable, "-I", "-c", client, link.path], user=65534, capture_output=True, text=True,
-                          timeout=30, check=False)
+    python = shutil.which("python3", path="/usr/bin:/bin") or sys.executable  # one another user may run
+    done = subprocess.run([python, "-I", "-c", client, link.path], user=65534, capture_output=True, text=True,
+                          timeout=30, check=False, cwd="/")
     os.chmod(link.path, 0o600)
     os.chmod(directory, 0o700)
     assert done.stdout.strip() == "b''", done.stderr
