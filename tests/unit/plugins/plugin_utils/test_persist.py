@@ -131,7 +131,19 @@ def test_a_session_a_fault_touched_is_not_lent_again(server, link):
     assert link.status()["discarded"] == 1
 
 
-def test_a_connection_the_server_closed_while_idle_is_not_lent(server, link):
+def test_an_idle_connection_the_server_closed_or_wrote_to_is_not_lent():
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        assert keeper.Upstream("k", ours).alive()
+        theirs.sendall(b"HTTP/1.1 408 Request Timeout\r\n\r\n")  # what no request asked for
+        assert not keeper.Upstream("k", ours).alive()
+    ours, theirs = socket.socketpair()
+    with ours:
+        theirs.close()
+        assert not keeper.Upstream("k", ours).alive()
+
+
+def test_an_answer_that_closes_its_connection_is_not_kept(server, link):
     server.script = [(200, {"id": "a"}, {"Connection": "close"})]
     server.default = (200, {"id": "b"})
     task(server, link)
@@ -171,10 +183,12 @@ def test_the_keeper_ends_with_its_run(server, directory):
         task(server, of_run)
         pid = of_run.status()["pid"]
         assert not gone(pid)
+        run.kill()  # not reaped yet: the run's process is a zombie, which has ended all the same
+        assert wait_gone(pid)
+        assert not os.path.exists(of_run.path)
     finally:
         run.kill()
         run.wait()
-    assert wait_gone(pid)
 
 
 def test_another_user_is_refused_by_the_peer_check(directory):
