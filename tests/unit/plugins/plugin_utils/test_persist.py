@@ -292,3 +292,37 @@ def test_the_action_keeps_connections_only_in_a_worker_and_when_on(monkeypatch, 
     assert action._keeper({in_process.KEEP_TIMEOUT: 5}).idle == 5
     with pytest.raises(AnsibleActionFail, match="planetscale_keep_connections_timeout must be"):
         action._keeper({in_process.KEEP_TIMEOUT: "soon"})
+
+
+def test_a_write_and_its_unknown_outcome_are_what_they_are_without_the_keeper(server, link):
+    outcomes = []
+    for kept in (link, None):
+        server.script = [(503, {"message": "busy"})]
+        pool = sessions.SessionPool()
+        pool.keeper = kept
+        client = Client(server.url + "/v1", authorization="id:" + SECRET, retries=0, pool=pool, secrets=[SECRET])
+        with pytest.raises(ApiError) as error:
+            client.post("/things", json=dict(name="a" * 5000))  # a body larger than one read
+        client.close()
+        pool.close()
+        outcomes.append((str(error.value), error.value.outcome_unknown, server.requests[-1]["body"]))
+    assert outcomes[0] == outcomes[1] and outcomes[0][1] is True
+    assert server.connections == 2  # one kept by the keeper, one of the Client without it
+
+
+def test_a_chunked_answer_is_relayed_whole_and_ends_at_its_boundary():
+    body = b"5\r\nhello\r\n6;x=y\r\n world\r\n0\r\nTrailer: a\r\n\r\n"
+    source, feed = socket.socketpair()
+    target, sink = socket.socketpair()
+    with source, feed, target, sink:
+        feed.sendall(body)
+        stream = keeper.Stream(source)
+        keeper.relay_body(stream, target, {"transfer-encoding": "chunked"})
+        target.close()
+        received = b""
+        while True:
+            data = sink.recv(4096)
+            if not data:
+                break
+            received += data
+    assert received == body and stream.buffer == b""
