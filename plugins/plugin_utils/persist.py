@@ -154,8 +154,8 @@ class Link:
         return sock
 
     def open(self, key, want):
-        """A socket relayed to a kept connection of this key, or None (connect by yourself);
-        raises ConnectTimeoutError when the keeper's connect timed out."""
+        """A socket relayed to a kept connection of this key, or None when the keeper cannot be used (connect by
+        yourself); Refused, with the keeper's answer, when the keeper could not connect."""
         if self.off:
             return None
         try:

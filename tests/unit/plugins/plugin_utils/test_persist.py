@@ -177,7 +177,7 @@ def test_the_keeper_ends_after_its_idle_timeout(server, directory):
 
 def test_the_keeper_ends_with_its_run(server, directory):
     server.default = (200, {"id": "a"})
-    run = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    run = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])  # pylint: disable=R1732
     try:
         of_run = persist.Link(directory, run.pid, idle=300)
         task(server, of_run)
