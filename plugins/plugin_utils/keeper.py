@@ -372,6 +372,7 @@ class Keeper:
                         keep = True  # the worker closed between exchanges: the connection is clean
                         return
                 if down.buffer.startswith(DISCARD):
+                    keep = False  # the worker's Client saw a fault: whatever the last exchange said
                     return
                 if not upstream.alive():
                     # the server closed it while it was idle (as urllib3 finds before it reuses a connection):

@@ -290,9 +290,10 @@ class KeptAdapter(HTTPAdapter):
     def init_poolmanager(self, *args, **kwargs):
         super().init_poolmanager(*args, **kwargs)
         classes = {}
-        for scheme, pool, connection in (("http", HTTPConnectionPool, KeptHTTPConnection),
-                                         ("https", HTTPSConnectionPool, KeptHTTPSConnection)):
-            bound = type(connection.__name__, (connection,), dict(adapter=self))
+        for scheme, pool, connection, plain in (("http", HTTPConnectionPool, KeptHTTPConnection, HTTPConnection),
+                                                ("https", HTTPSConnectionPool, KeptHTTPSConnection, HTTPSConnection)):
+            # named as urllib3's own: its sentences name the connection's class ("HTTPConnection(host=...)")
+            bound = type(plain.__name__, (connection,), dict(adapter=self))
             classes[scheme] = type("Kept" + pool.__name__, (pool,), dict(ConnectionCls=bound))
         self.poolmanager.pool_classes_by_scheme = classes
 
