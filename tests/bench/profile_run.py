@@ -10,6 +10,7 @@ the time goes: per task in the workers, and in the main process.
 
     python tests/bench/profile_run.py one_request in_process
     python tests/bench/profile_run.py noop module --top 40
+    python tests/bench/profile_run.py one_request in_process --wan
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ sys.path[:0] = [HERE, os.path.dirname(HERE)]  # the benchmark's modules, and tes
 
 # pylint: disable=wrong-import-position
 from harness import EMULATOR_PYTHON, Ansible, Emulator  # noqa: E402
+from links import LocalLink, WanLink  # noqa: E402
 from runner import Bench, measure_once  # noqa: E402
 from scenarios import FULL, READY_DELAY, SCENARIOS, SMOKE, VARIANTS, base_vars  # noqa: E402
 
@@ -107,6 +109,7 @@ def main(argv=None):
     parser.add_argument("--emulator-python", default=EMULATOR_PYTHON, help="the emulator's Python (EMULATOR_PYTHON)")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--keep", help="keep the .prof files in this directory")
+    parser.add_argument("--wan", action="store_true", help="the WAN profile: TLS behind the latency proxy")
     args = parser.parse_args(argv)
     workdir = tempfile.mkdtemp(prefix="planetscale-profile-")
     outdir = args.keep or os.path.join(workdir, "profiles")
@@ -115,12 +118,19 @@ def main(argv=None):
         ansible = Ansible(os.path.join(workdir, "ansible"), results=False)
         sizes = SMOKE if args.smoke else FULL
         with Emulator(os.path.join(workdir, "emulator.log"), python=args.emulator_python, port=args.port,
-                      ready_delay=READY_DELAY) as emulator:
-            bench = Bench(emulator, ansible, sizes=sizes, scenarios=[args.scenario], variants=[args.variant])
-            scenario = bench.scenarios[0]
-            extra_vars = dict(base_vars(emulator), **scenario.prepare(emulator))
-            run = measure_once(ansible, bench.playbook(scenario.playbook(args.variant)), extra_vars,
-                               in_process=args.variant != "module", prefix=(sys.executable, __file__, "--inside", outdir))
+                      ready_delay=READY_DELAY, tls=args.wan,
+                      cert_dir=os.path.join(workdir, "certs") if args.wan else None) as emulator:
+            link = WanLink(emulator) if args.wan else LocalLink(emulator)
+            try:
+                bench = Bench(emulator, ansible, sizes=sizes, scenarios=[args.scenario], variants=[args.variant],
+                              link=link)
+                scenario = bench.scenarios[0]
+                extra_vars = dict(bench.base_vars(), **scenario.prepare(emulator))
+                run = measure_once(ansible, bench.playbook(scenario.playbook(args.variant)), extra_vars,
+                                   in_process=args.variant != "module",
+                                   prefix=(sys.executable, __file__, "--inside", outdir))
+            finally:
+                link.close()
         print("%s / %s: %.2fs wall, %d task runs (profiled, so slower than in the benchmark)" % (
             args.scenario, args.variant, run["wall"], run["task_runs"]))
         report(outdir, args.top, run["task_runs"])

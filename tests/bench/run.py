@@ -12,7 +12,7 @@ ansible-playbook and its workers, the HTTP requests the emulator served and the 
 
 Two profiles (links.py): local (the emulator over plain HTTP on this machine) and wan (over TLS
 behind a latency-injecting proxy, --delay seconds one way, which counts the TCP connections).
-With --baseline REF, the local profile also runs the collection's playbooks with the collection as it
+With --baseline REF, each profile also runs the collection's playbooks with the collection as it
 was at the git commit REF (in-process and through the module path), side by side with this version.
 
     python tests/bench/run.py                 # the full benchmark, both profiles (make bench)
@@ -85,7 +85,7 @@ def measure(args):
                     print("%s profile: emulator at %s, playbooks at %s; load %s" % (
                         profile, emulator.url, link.api_url, loads()))
                     variants, baseline, commit = args.variants.split(","), None, None
-                    if args.baseline not in (None, "", "none") and profile == "local":
+                    if args.baseline not in (None, "", "none"):
                         baseline, commit = export_baseline(args.baseline, workdir)
                         variants += [v for v in BASELINE_VARIANTS if v.split("_", 1)[1] in variants]
                         print("baseline: the collection at %s (%s)" % (commit[:12], args.baseline))
@@ -169,8 +169,8 @@ def main(argv=None):
         print("\n%s profile\n\n%s" % (profile, table(summary)))
         if summary.get("baseline"):
             print("\nthis version against %s\n\n%s" % (summary["baseline"][:12], baseline_table(summary)))
-        found += (verdicts(summary) + baseline_verdicts(summary) if profile == "local"
-                  else wan_verdicts(summary, summaries.get("local")))
+        found += (verdicts(summary) if profile == "local" else wan_verdicts(summary, summaries.get("local")))
+        found += baseline_verdicts(summary, profile)
     print()
     for name, value, ok in found:
         print("%-4s %s: %s" % ("ok" if ok else "MISS", name, value))
