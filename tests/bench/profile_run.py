@@ -31,7 +31,7 @@ sys.path[:0] = [HERE, os.path.dirname(HERE)]  # the benchmark's modules, and tes
 from harness import EMULATOR_PYTHON, Ansible, Emulator  # noqa: E402
 from links import LocalLink, WanLink  # noqa: E402
 from runner import Bench, measure_once  # noqa: E402
-from scenarios import FULL, READY_DELAY, SCENARIOS, SMOKE, VARIANTS, base_vars  # noqa: E402
+from scenarios import FULL, READY_DELAY, SCENARIOS, SMOKE, VARIANTS  # noqa: E402
 
 PROFILES = []  # the main process's profiler, which a forked worker inherits and must stop
 
