@@ -196,7 +196,7 @@ class Client(Pagination):
         self.origin = origin(_prepared(self.base_url))  # as requests spells the URLs it sends (IDNA host)
         self.timeout = timeout
         self._secrets = [s for s in secrets if s]
-        self._masks = [secret_pattern(s) for s in sorted(self._secrets, key=len, reverse=True)]
+        self._masks = None  # the secrets' patterns, compiled when a text is first scrubbed (most tasks never do)
         self.server_date = None  # the Date header of the last answer: the server's clock
         self.last = None  # (method, path, status) of the last request, to name it in a sentence about its answer
         self.debug = debug or (lambda message: None)  # a note for the task's debug output only
@@ -426,6 +426,8 @@ class Client(Pagination):
 
     def _scrub(self, text):
         """The text with every secret masked, in each encoding an echo may carry it (raw, percent-, form-, JSON-)."""
+        if self._masks is None:
+            self._masks = [secret_pattern(s) for s in sorted(self._secrets, key=len, reverse=True)]
         for mask in self._masks:
             text = mask.sub("********", text)
         return text

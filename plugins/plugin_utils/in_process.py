@@ -166,16 +166,18 @@ class InProcessAction(ActionBase):
     def _passed_through(self):
         """The options of the action group in the task's arguments that the module does not take, each with
         whether module_defaults for the group gave it (the same value there, and none for the module itself)."""
+        args = self._task.args
         taken = self._module_class().taken_options()
+        names = [name for name in GROUP_OPTIONS if name in args and name not in taken]
+        if not names:
+            return {}  # the usual case: nothing to look up, and module_defaults need not be templated again
         merged = {}
         for defaults in getattr(self._task, "module_defaults", None) or ():
             merged.update(defaults)  # as ansible-core merges them: a later entry for a key replaces an earlier
         group = merged.get(GROUP_KEY) or {}
         group = self._templar.template(group) if group else {}
         own = (merged.get("%s.%s" % (COLLECTION, self._task_module())) or {}) if merged else {}
-        args = self._task.args
-        return dict((name, name in group and name not in own and group[name] == args[name])
-                    for name in GROUP_OPTIONS if name in args and name not in taken)
+        return dict((name, name in group and name not in own and group[name] == args[name]) for name in names)
 
     def _stray_group_options(self):
         """The options of the action group the task gives a module that does not take them, not through the group."""
