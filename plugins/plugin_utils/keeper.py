@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import socket
 import ssl
 import struct
@@ -149,6 +150,24 @@ def relay_body(source, target, fields, until_close=False):
             except EOFError:
                 raise Faulted("the answer ends with the connection")
             target.sendall(data)
+
+
+def awaiting(upstream, conn):
+    """Wait for the server's answer, and end the exchange when the worker goes away first (its read timed out, it was
+    stopped): the server must see the connection close as it would have seen the worker's own, never an exchange
+    kept open for nobody."""
+    deadline = time.monotonic() + (upstream.sock.gettimeout() or 3600.0)
+    while not upstream.stream.buffer and not getattr(upstream.sock, "pending", lambda: 0)():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise Faulted("no answer in time")
+        readable, _writable, _failed = select.select([upstream.sock, conn], [], [], left)
+        if upstream.sock in readable:
+            return
+        if conn in readable and not conn.recv(1, socket.MSG_PEEK):
+            raise Faulted("the worker went away before the answer")
+        if conn in readable:
+            time.sleep(0.01)  # bytes of the worker's next request (none is sent before an answer): wait on
 
 
 def copy(source, target, size):
@@ -403,6 +422,7 @@ class Keeper:
         method = line.split(" ", 1)[0].upper()
         upstream.sock.sendall(request)
         relay_body(down, upstream.sock, fields)
+        awaiting(upstream, conn)
         while True:
             head = upstream.stream.head()
             status_line, answer = headers(head)

@@ -337,3 +337,25 @@ def test_a_chunked_answer_is_relayed_whole_and_ends_at_its_boundary():
                 break
             received += data
     assert received == body and stream.buffer == b""
+
+
+def test_a_worker_gone_before_the_answer_closes_the_server_connection(link):
+    """A worker whose read timed out closes its socket: the server sees the connection close then, as it would have
+    seen the worker's own (a slow write is then not applied later for nobody), not when its answer comes."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    want = dict(scheme="http", host="127.0.0.1", port=listener.getsockname()[1], timeout=30.0, verify=False,
+                cafile=None, capath=None)
+    with listener:
+        worker = link.open("key", want)
+        server_side, _address = listener.accept()
+        with server_side:
+            worker.sendall(b"POST /v1/things HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
+            server_side.settimeout(10)
+            received = b""
+            while not received.endswith(b"{}"):
+                received += server_side.recv(4096)
+            worker.close()  # gone before the answer
+            assert server_side.recv(100) == b""  # closed at once, long before the 30 s the keeper would wait
+    assert link.status()["discarded"] == 1
