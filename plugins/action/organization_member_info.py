@@ -8,5 +8,8 @@ The task runs through planetscale.cloud.in_process, where meta/runtime.yml route
 from __future__ import annotations
 
 from ansible_collections.planetscale.cloud.plugins.action.in_process import ActionModule
+from ansible_collections.planetscale.cloud.plugins.plugin_utils.in_process import prepare
 
 __all__ = ("ActionModule",)
+
+prepare(__name__)  # in ansible-playbook's own process: the module's code and the run's first-use work, once

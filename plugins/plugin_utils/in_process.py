@@ -30,6 +30,7 @@ Private ansible-core APIs are used only through core_compat.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import multiprocessing
 import os
@@ -74,6 +75,7 @@ class InProcessAction(ActionBase):
     """
 
     module_class = None
+    _passed = None  # _passed_through(), once a task
     TRANSFERS_FILES = False
     _supports_async = True  # served by the module path, as ansible.builtin.normal serves it
 
@@ -98,7 +100,13 @@ class InProcessAction(ActionBase):
             return False
         if getattr(self._connection, "transport", None) != "local":
             return False
-        return check_type_bool(self._templar.template(task_vars.get(SWITCH, True)))
+        return check_type_bool(self._variable(task_vars, SWITCH, True))
+
+    def _variable(self, task_vars, name, default):
+        """A variable's value, templated; one that is not a string (the default, a boolean, a number) is its own
+        value, and the template engine (some tenths of a millisecond the first time in a worker) is not needed."""
+        value = task_vars.get(name, default)
+        return self._templar.template(value) if isinstance(value, str) else value
 
     def _module_result(self, task_vars):
         """The module the ordinary way, as ansible.builtin.normal runs it, async included."""
@@ -145,17 +153,19 @@ class InProcessAction(ActionBase):
         return _mask(result, validation.no_log_values)
 
     def _module_class(self):
-        return self.module_class or module_class_of(self._task_module())
+        if self.module_class is None:
+            self.module_class = module_class_of(self._task_module())  # this action's task: looked up once
+        return self.module_class
 
     def _keeper(self, task_vars):
         """The run's connection keeper for this worker, or None: off, or not in a worker of a playbook run."""
         task_vars = task_vars or {}
         if not isinstance(multiprocessing.current_process(), WorkerProcess):
             return None
-        if not check_type_bool(self._templar.template(task_vars.get(KEEP, True))):
+        if not check_type_bool(self._variable(task_vars, KEEP, True)):
             return None
         try:
-            idle = check_type_float(self._templar.template(task_vars.get(KEEP_TIMEOUT, persist.DEFAULT_IDLE)))
+            idle = check_type_float(self._variable(task_vars, KEEP_TIMEOUT, persist.DEFAULT_IDLE))
         except TypeError:
             idle = -1
         if not 0 < idle <= 86400:
@@ -166,6 +176,12 @@ class InProcessAction(ActionBase):
     def _passed_through(self):
         """The options of the action group in the task's arguments that the module does not take, each with
         whether module_defaults for the group gave it (the same value there, and none for the module itself)."""
+        if self._passed is not None:
+            return self._passed
+        self._passed = self._look_up_passed_through()
+        return self._passed
+
+    def _look_up_passed_through(self):
         args = self._task.args
         taken = self._module_class().taken_options()
         names = [name for name in GROUP_OPTIONS if name in args and name not in taken]
@@ -199,6 +215,7 @@ class InProcessAction(ActionBase):
         return name
 
 
+@functools.lru_cache(maxsize=None)
 def module_class_of(name):
     """The logic class of the module `name`: the Module subclass its file defines that no other class there extends
     (a file may also hold the helper classes of its resource)."""
@@ -254,3 +271,63 @@ def _environment(task_environment):
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+
+_PREPARED = set()  # what prepare() did in this process: "run", and the names of the modules
+
+
+def prepare(action_name):
+    """Called by the module's action file (plugins/action/<module>.py) when ansible-playbook's own process loads
+    it to plan a task: do there, once a run, what each task's worker would otherwise do again.
+
+    Every task runs in a worker forked from ansible-playbook, with a copy of what that process had loaded and
+    computed. What it had not, each worker did anew: import the module's code (about 1 ms), build ansible-core's
+    Jinja lexer and load its filter and test plugins on the first template with a filter (some 10 ms a task of
+    module_defaults as common as `"{{ token | default(omit) }}"`), requests' first-call work (about 1 ms), and
+    read the run's start time from /proc (most of a millisecond for a large ansible-playbook). Done here, the
+    workers inherit it. Only in a process that runs an ansible command (its command-line arguments set) and was
+    not itself forked for a task; anything that fails here is left to the worker, as before.
+    """
+    from ansible import context  # pylint: disable=import-outside-toplevel
+
+    if not context.CLIARGS or multiprocessing.parent_process() is not None:
+        return
+    if "run" not in _PREPARED:
+        _PREPARED.add("run")
+        for step in (_prime_templating, _prime_requests, persist.remember_run):
+            try:
+                step()
+            except Exception:  # pylint: disable=broad-except
+                pass
+    name = action_name.rpartition(".")[2]
+    if name not in _PREPARED:
+        _PREPARED.add(name)
+        try:
+            module_class_of(name)
+        except Exception:  # pylint: disable=broad-except  # the task says it, in its worker
+            pass
+
+
+PRIMER = "{{ [] | default([]) is sequence }}"  # a filter and a test: both kinds of plugins loaded
+
+
+def _prime_templating():
+    from ansible.parsing.dataloader import DataLoader  # pylint: disable=import-outside-toplevel
+    from ansible.template import Templar  # pylint: disable=import-outside-toplevel
+    try:
+        from ansible.template import trust_as_template  # pylint: disable=import-outside-toplevel
+    except ImportError:  # before ansible-core 2.19 every string is a template
+        trust_as_template = str
+    Templar(loader=DataLoader(), variables={}).template(trust_as_template(PRIMER))
+
+
+def _prime_requests():
+    """What requests does first for a request, in a Client's order: nothing is sent (.invalid is never a host)."""
+    if not HAS_REQUESTS:
+        return
+    import requests  # pylint: disable=import-outside-toplevel
+
+    url = "https://planetscale.invalid/v1/organizations?page=1"
+    session = requests.Session()
+    prepared = session.prepare_request(requests.Request("GET", url, headers={"Accept": "application/json"}))
+    session.merge_environment_settings(prepared.url, {}, None, None, None)

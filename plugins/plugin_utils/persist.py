@@ -83,6 +83,15 @@ def private_directory(base=None):
     return path
 
 
+RUN_STARTS = {}  # pid: start time, of ansible-playbook's own process, remembered there (remember_run)
+
+
+def remember_run():
+    """In ansible-playbook's own process: its start time, which every worker it forks inherits. A worker reading
+    it from /proc pays most of a millisecond (the kernel sums a large process's threads); the run, once."""
+    RUN_STARTS[os.getpid()] = keeper_module.process_start(os.getpid())
+
+
 class Refused(Exception):
     """The keeper could not connect: its answer says how, for the worker to raise what urllib3 raises."""
 
@@ -97,7 +106,7 @@ class Link:
     def __init__(self, directory, run_pid, idle=DEFAULT_IDLE, debug=None):
         self.directory = directory
         self.run_pid = run_pid
-        self.run_start = keeper_module.process_start(run_pid)
+        self.run_start = RUN_STARTS[run_pid] if run_pid in RUN_STARTS else keeper_module.process_start(run_pid)
         self.idle = idle
         self.name = "run-%d-%s.sock" % (run_pid, self.run_start or "-")
         self.path = os.path.join(directory, self.name)

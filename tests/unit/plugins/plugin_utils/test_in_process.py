@@ -158,6 +158,20 @@ def test_the_switch_sends_the_task_to_the_module_path(switch):
     assert make_action()._runs_in_process({in_process.SWITCH: switch}) is False
 
 
+def test_a_variable_that_is_not_a_string_is_its_own_value_with_no_template_engine():
+    """The first template in a worker costs tenths of a millisecond: the switch unset, or a boolean, needs none."""
+    action = make_action()
+    action._templar = SimpleNamespace(template=lambda value: pytest.fail("templated %r" % (value,)))
+    assert action._runs_in_process({}) is True
+    assert action._runs_in_process({in_process.SWITCH: False}) is False
+
+
+def test_a_variable_given_as_a_string_is_templated():
+    action = make_action()
+    action._templar = SimpleNamespace(template=lambda value: "no" if value == "{{ in_process }}" else value)
+    assert action._runs_in_process({in_process.SWITCH: "{{ in_process }}"}) is False
+
+
 def test_an_async_task_runs_as_a_module():
     assert make_action(async_val=30)._runs_in_process({}) is False
 
@@ -254,6 +268,16 @@ def test_the_routed_action_runs_the_module_the_task_names(action, collections):
 
     assert routed_action(action, collections)._task_module() == "user_info"
     assert in_process.module_class_of("user_info") is UserInfo
+
+
+def test_the_task_s_module_is_looked_up_once_a_task():
+    """The plugin loader's lookup of a collection's module is not cached by ansible-core: once, not thrice, a task."""
+    routed = routed_action("planetscale.cloud.user_info")
+    looked_up, find = [], routed._task_module
+    routed._task_module = lambda: looked_up.append(True) or find()
+    assert routed._stray_group_options() == [] and routed._module_args() == {}
+    assert routed._module_class().__name__ == "UserInfo"
+    assert looked_up == [True]
 
 
 def test_the_routed_action_refuses_a_module_of_another_collection():
