@@ -377,10 +377,10 @@ scenario for at most a tenth of uri's time cannot be met there by this or any cl
 runs sit close to their floor instead (the in-process/floor column). A uri task pays a module
 run, a new connection (its TCP and TLS handshakes) and its request; the collection's task
 in-process pays the dispatch and its request's round trip. At a tenth, its request would have to
-cost less than a round trip. In scenario 5 every task runs in a worker process of its own (Ansible
-starts one per task), so no connection outlives a task and each pays its handshakes; keeping
-connections across tasks would need a process that outlives them (as Ansible's persistent
-connections keep `ansible-connection`), and would still leave each task its request's round trip.
+cost less than a round trip. Every task runs in a worker process of its own (Ansible starts one
+per task); the collection's connections outlive them in a keeper process of the run
+(`planetscale_keep_connections`), so scenario 5's 50 tasks share one connection and its
+handshakes, and each task still pays its request's round trip.
 
 ## Where the time goes
 
@@ -393,13 +393,17 @@ Ansible writes an AnsiballZ payload and starts a new Python that unpacks it and 
 Profiles (`python tests/bench/profile_run.py SCENARIO VARIANT` runs one scenario with
 cProfile in `ansible-playbook` and in every worker process) show, for ansible-core 2.21:
 
-- **In-process, one request** (scenario 5): about half of a task's worker time is
-  Ansible's own dispatch (as for `debug`), a fifth is Ansible templating the
-  `module_defaults` values, and the rest is the action plugin: mostly the request through
-  `requests` to the emulator (which answers in about 10 ms here); the collection's own code
-  (argument-spec validation, the session, masking) is about 3 ms of it. Credentials from
-  the environment (`PLANETSCALE_SERVICE_TOKEN_ID`, `PLANETSCALE_SERVICE_TOKEN`) instead of
-  templated `module_defaults` avoid the templating.
+- **In-process, one request** (scenario 5, WAN; timed with clocks around each phase, as
+  cProfile inflates small calls): a task pays the dispatch `debug` pays, its request's round
+  trip (50 ms, and about 3 ms more in the latency proxy, TLS, the keeper's relay and the
+  emulator), ansible-core templating the play's four `module_defaults` values (about 4 ms: each
+  worker compiles them as Jinja templates again) and the collection's own code, about 5 ms
+  (argument validation, the session, the keeper's socket). `ansible-playbook`'s own process
+  does once per run what each worker would otherwise do again (`prepare()` in
+  `plugins/plugin_utils/in_process.py`: the module's import, ansible-core's filter and test
+  plugins, requests' first calls), about 12 ms a task. Credentials from the environment
+  (`PLANETSCALE_SERVICE_TOKEN_ID`, `PLANETSCALE_SERVICE_TOKEN`) instead of templated
+  `module_defaults` avoid the templating.
 - **List** (scenario 4): the 50 pages take about 1.5 s. Most of the rest is Ansible
   handling a 4 MB result: registering it (`finalize_registered_values` walks every value,
   two thirds of the worker's time), the callback's conversion of it in the main process,
