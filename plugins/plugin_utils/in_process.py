@@ -273,7 +273,7 @@ def _environment(task_environment):
                 os.environ[name] = value
 
 
-_PREPARED = set()  # what prepare() did in this process: "run", and the names of the modules
+_PREPARED = []  # [True] once prepare() did the run's part in this process
 
 
 def prepare(action_name):
@@ -292,18 +292,13 @@ def prepare(action_name):
 
     if not context.CLIARGS or multiprocessing.parent_process() is not None:
         return
-    if "run" not in _PREPARED:
-        _PREPARED.add("run")
-        for step in (_prime_templating, _prime_requests, persist.remember_run):
-            try:
-                step()
-            except Exception:  # pylint: disable=broad-except
-                pass
-    name = action_name.rpartition(".")[2]
-    if name not in _PREPARED:
-        _PREPARED.add(name)
+    steps = [lambda: module_class_of(action_name.rpartition(".")[2])]  # an action file runs once a process
+    if not _PREPARED:
+        _PREPARED.append(True)
+        steps += [_prime_templating, _prime_requests, persist.remember_run]
+    for step in steps:
         try:
-            module_class_of(name)
+            step()
         except Exception:  # pylint: disable=broad-except  # the task says it, in its worker
             pass
 
