@@ -12,7 +12,10 @@ the directory. A reaper process stops them too when the process that started the
 ansible virtualenvs and the emulator's import the harness.
 
 Debian's packages (make dataplane: mariadb-server, postgresql): MARIADB_BIN and POSTGRES_BIN name other
-directories of the binaries. initdb refuses root: PostgreSQL runs as the ``postgres`` OS user then.
+directories of the binaries. initdb refuses root: PostgreSQL runs as the ``postgres`` OS user then, and that user
+must enter every directory above its files. So as root the directory is made in the first of the temp dir (TMPDIR),
+/tmp and /var/tmp that the postgres user can enter (never in the project, which may sit in root's home, mode 0700),
+open to that user's group only; initdb runs below it too.
 """
 
 from __future__ import annotations
@@ -82,8 +85,33 @@ shutil.rmtree(sys.argv[1], ignore_errors=True)
 """
 
 
+# Where root's data plane may go besides the temp dir (TMPDIR): the postgres user must be able to enter it.
+TEMP_ROOTS = ("/tmp", "/var/tmp")
+
+
 class DataPlaneError(Exception):
     """A server is missing or did not start."""
+
+
+def enters(path, account):
+    """Whether the OS user of account (user, group) can enter path: it and every directory above it searchable.
+    Asked of the kernel, as that user (modes, ACLs, mounts)."""
+    return subprocess.run(["test", "-x", path], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL, check=False, **account).returncode == 0
+
+
+def parent_dir(as_postgres):
+    """Where a data plane's directory is made: the temp dir; as root, the first of it, /tmp and /var/tmp that the
+    postgres user can enter, else a sentence saying what to do."""
+    if not as_postgres:
+        return tempfile.gettempdir()
+    candidates = list(dict.fromkeys([tempfile.gettempdir()] + list(TEMP_ROOTS)))
+    for candidate in candidates:
+        if os.path.isdir(candidate) and enters(candidate, as_postgres):
+            return candidate
+    raise DataPlaneError("Run as root, PostgreSQL runs as the postgres OS user, which can enter none of %s: set "
+                         "TMPDIR to a directory it can enter (every directory above it searchable by others), or run "
+                         "as an ordinary user." % ", ".join(candidates))
 
 
 def write_certificates(cert_dir, python=None):
@@ -163,11 +191,10 @@ def initialised(install_db, initdb, mariadbd, as_postgres, scratch, attempts=3):
         return target
     os.makedirs(cache_dir(), exist_ok=True)
     work = tempfile.mkdtemp(prefix="initialising-", dir=cache_dir())
-    os.chmod(work, 0o755)
     log = os.path.join(scratch, "initialise.log")
     user = "--user=" + pwd.getpwuid(os.geteuid()).pw_name
-    pg_parent = os.path.join(work, "pg")
-    os.makedirs(pg_parent)
+    # initdb writes below the data plane's directory, which its user can enter (the cache may be in root's home)
+    pg_parent = tempfile.mkdtemp(prefix="initdb-", dir=scratch)
     if as_postgres:
         os.chown(pg_parent, as_postgres["user"], as_postgres["group"])
     results = {}
@@ -182,7 +209,7 @@ def initialised(install_db, initdb, mariadbd, as_postgres, scratch, attempts=3):
 
     def postgres():
         results["postgres"] = run([initdb, "-N", "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "-D",
-                                   os.path.join(pg_parent, "data")], log, **as_postgres)
+                                   os.path.join(pg_parent, "data")], log, cwd=pg_parent, **as_postgres)
 
     jobs = [threading.Thread(target=mariadb), threading.Thread(target=postgres)]
     for job in jobs:
@@ -191,9 +218,10 @@ def initialised(install_db, initdb, mariadbd, as_postgres, scratch, attempts=3):
         job.join()
     if results.get("mariadb") or results.get("postgres"):
         shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(pg_parent, ignore_errors=True)
         raise DataPlaneError("%s failed; its log %s:\n%s" % (
             "mariadb-install-db" if results.get("mariadb") else "initdb", log, tail(log)))
-    os.rename(os.path.join(pg_parent, "data"), os.path.join(work, "postgres"))
+    shutil.move(os.path.join(pg_parent, "data"), os.path.join(work, "postgres"))
     os.rmdir(pg_parent)
     try:
         os.rename(work, target)
@@ -225,15 +253,25 @@ class DataPlane:
         install_db = find("mariadb-install-db", [MARIADB_BIN, "/usr/bin"])
         initdb = find("initdb", postgres_bin())
         postgres = os.path.join(os.path.dirname(initdb), "postgres")
-        self.directory = self.directory or tempfile.mkdtemp(prefix="dataplane-")
-        os.chmod(self.directory, 0o755)  # the postgres user goes through it
-        my_dir, pg_dir = os.path.join(self.directory, "mariadb"), os.path.join(self.directory, "postgres")
         as_postgres = {}
         if os.geteuid() == 0:
             account = pwd.getpwnam("postgres")
             as_postgres = dict(user=account.pw_uid, group=account.pw_gid, extra_groups=[])
+        self.directory = self.directory or tempfile.mkdtemp(prefix="dataplane-", dir=parent_dir(as_postgres))
+        os.chmod(self.directory, 0o700)
+        if as_postgres:  # the postgres user (PostgreSQL, PgBouncer) goes through it: its group, and nobody else
+            os.chown(self.directory, -1, as_postgres["group"])
+            os.chmod(self.directory, 0o710)
+            if not enters(self.directory, as_postgres):  # a directory given that sits where it cannot go
+                raise DataPlaneError("Run as root, PostgreSQL runs as the postgres OS user, which cannot enter %s: "
+                                     "make a data plane in a directory it can enter." % self.directory)
+        my_dir, pg_dir = os.path.join(self.directory, "mariadb"), os.path.join(self.directory, "postgres")
         my_log, pg_log = os.path.join(self.directory, "mariadb.log"), os.path.join(self.directory, "postgres.log")
-        template = initialised(install_db, initdb, mariadbd, as_postgres, self.directory)
+        try:
+            template = initialised(install_db, initdb, mariadbd, as_postgres, self.directory)
+        except DataPlaneError:
+            self.stop()  # no directory left behind (the error holds the end of the log)
+            raise
         os.makedirs(my_dir)
         os.makedirs(pg_dir, mode=0o700)
         shutil.copytree(os.path.join(template, "mariadb"), os.path.join(my_dir, "data"), symlinks=True)
@@ -318,7 +356,7 @@ class DataPlane:
                  "ssl_cert_file=" + os.path.join(pg_dir, "server.crt"), "-c",
                  "ssl_key_file=" + os.path.join(pg_dir, "server.key"), "-c", "max_connections=200",
                  "-c", "shared_buffers=16MB", "-c", "password_encryption=scram-sha-256"],
-                stdout=out, **new_session, **as_postgres)
+                stdout=out, cwd=pg_dir, **new_session, **as_postgres)
         self._start_reaper()
         atexit.register(self.stop)
 

@@ -1,7 +1,9 @@
 """The data plane: credentials the emulator mints log in to real servers (MariaDB, PostgreSQL) over TLS verified
 against the emulator's CA, with the platform's grants; rotation, deletion and expiry refuse the old secret."""
 
+import os
 import subprocess
+import tempfile
 
 import psycopg
 import pymysql
@@ -9,6 +11,8 @@ import pytest
 from psycopg import sql
 
 from emulator.dataplane import current
+from harness import dataplane as harness_dataplane
+from harness.dataplane import DataPlane, DataPlaneError
 
 from .conftest import MAIN
 
@@ -172,9 +176,6 @@ def test_the_edge_takes_a_login_to_its_branch_whatever_the_client(api, dataplane
 
 def certifi_like_empty_ca(dataplane):
     """A CA file that does not hold the emulator's CA: verifying the edge against it fails."""
-    import os
-    import tempfile
-
     import trustme
 
     path = os.path.join(tempfile.mkdtemp(), "other-ca.pem")
@@ -275,7 +276,6 @@ def test_a_reset_of_the_world_empties_the_servers(api, dataplane):
 
 
 def test_the_harness_starts_the_servers_with_the_emulator_and_stops_them_by_their_ids(tmp_path):
-    import os
     import socket
     import sys
 
@@ -300,3 +300,45 @@ def test_the_harness_starts_the_servers_with_the_emulator_and_stops_them_by_thei
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", int(port)), timeout=1).close()
     assert not os.path.exists(plane.directory)
+
+
+ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="only root's PostgreSQL runs as another OS user (postgres), "
+                               "which must enter the directories above its files; an ordinary user's runs as itself")
+
+
+@ROOT_ONLY
+def test_root_starts_the_data_plane_from_a_directory_only_root_enters(dataplane, tmp_path, monkeypatch):
+    """make demo as root from a clone in root's home (mode 0700), TMPDIR in it too: initdb and PostgreSQL run where the
+    postgres user can enter, a login over TLS works, and stop() removes what the start made."""
+    tmp_path.chmod(0o700)
+    (tmp_path / "tmp").mkdir(mode=0o700)
+    monkeypatch.setenv("DATAPLANE_CACHE", str(tmp_path / "clone" / "build" / "dataplane"))  # initialised afresh
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))  # TMPDIR, read once a process
+    plane = DataPlane(dataplane.cert_dir).start()
+    try:
+        assert not plane.directory.startswith(str(tmp_path)) and os.stat(plane.directory).st_mode & 0o7777 == 0o710
+        pg = plane.config["postgres"]
+        with psycopg.connect(host=pg["socket_dir"], port=pg["port"], user="postgres", dbname="postgres",
+                             autocommit=True) as admin:
+            admin.execute("CREATE ROLE demo LOGIN PASSWORD 'demo-secret'")
+        with psycopg.connect(host=pg["host"], port=pg["port"], user="demo", password="demo-secret", dbname="postgres",
+                             sslmode="verify-full", sslrootcert=plane.ca_file) as login:
+            assert login.execute("SELECT current_user, ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()"
+                                 ).fetchone() == ("demo", True)
+    finally:
+        plane.stop()
+    assert not os.path.exists(plane.directory)
+
+
+@ROOT_ONLY
+def test_root_is_told_what_to_do_when_the_postgres_user_can_enter_no_temp_dir(dataplane, tmp_path, monkeypatch):
+    tmp_path.chmod(0o700)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(harness_dataplane, "TEMP_ROOTS", (str(tmp_path / "missing"),))
+    with pytest.raises(DataPlaneError) as caught:
+        DataPlane(dataplane.cert_dir).start()
+    assert str(caught.value) == (
+        "Run as root, PostgreSQL runs as the postgres OS user, which can enter none of %s, %s: set TMPDIR to a "
+        "directory it can enter (every directory above it searchable by others), or run as an ordinary user."
+        % (tmp_path, tmp_path / "missing"))
+    assert os.listdir(tmp_path) == []  # nothing made, no server started
