@@ -315,14 +315,26 @@ class Resource(Module, metaclass=abc.ABCMeta):
             raise ModuleFailure(failure.msg, status=error.status, error=error.as_dict())
 
 
-def networks(cidrs, option="cidrs"):
-    """The set of IP networks that addresses or CIDR ranges name; ModuleFailure naming one that is neither."""
+def networks(cidrs, option="cidrs", strict=False):
+    """The set of IP networks that addresses or CIDR ranges name; ModuleFailure naming one that is neither.
+
+    strict, for what a user gives (every option that takes CIDRs checks it here): a range with host bits set fails
+    too, with the network it would mean and the address alone, since 203.0.113.7/0 means every address, not one.
+    Without it (what the platform holds), such a range counts as the network it means.
+    """
     found = set()
     for cidr in cidrs or []:
         try:
-            found.add(ipaddress.ip_network(cidr, strict=False))
+            network, address = ipaddress.ip_network(cidr, strict=False), ipaddress.ip_interface(cidr).ip
         except ValueError:
             raise ModuleFailure("%s: %r is not an IP address or CIDR range." % (option, cidr))
+        if strict and address != network.network_address:
+            size = "every IPv%d address" % network.version if not network.prefixlen else "%d addresses" % (
+                network.num_addresses)
+            raise ModuleFailure("%s: %r has host bits set, so it would mean %s (%s): write %s/%d for that address "
+                                "alone, or %s for the whole range." % (
+                                    option, cidr, network, size, address, network.max_prefixlen, network))
+        found.add(network)
     return found
 
 

@@ -15,7 +15,11 @@ EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def parse_iso8601(text):
-    """An ISO 8601 time such as 2026-11-22T01:02:03.000Z as a datetime in UTC (no zone counts as UTC), or None."""
+    """An ISO 8601 time such as 2026-11-22T01:02:03.000Z as a datetime in UTC (no zone counts as UTC), or None.
+
+    None also for a date that does not exist (month 13) and for a time that cannot be placed: one whose offset moves
+    it out of the years 1 to 9999 in UTC (0001-01-01T00:00:00+01:00).
+    """
     found = ISO8601.fullmatch(text.strip()) if isinstance(text, str) else None
     if not found:
         return None
@@ -28,7 +32,10 @@ def parse_iso8601(text):
     if zone != "Z":
         digits = zone[1:].replace(":", "")
         offset = timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
-        moment -= offset if zone[0] == "+" else -offset
+        try:
+            moment -= offset if zone[0] == "+" else -offset
+        except OverflowError:
+            return None
     return moment
 
 

@@ -18,6 +18,9 @@ description:
   - The API filters neither by time nor by action, so O(since), O(until) and O(events) are applied by the module to the
     pages it reads. Walking forward (the default, or with O(starting_after)), it stops at the first event older than
     O(since), since the rest of the log is older still; those pages are not read.
+  - An event whose RV(events[].created_at) is missing or cannot be read (or placed in the years 1 to 9999 in UTC)
+    cannot be placed in the window of O(since) and O(until). It is returned rather than dropped, and one warning
+    counts such events and names their IDs.
   - For manual paging, give O(starting_after) (or O(ending_before)) and O(limit), and continue from
     RV(cursor.cursor_end) (or RV(cursor.cursor_start)) while RV(cursor.has_next) (or RV(cursor.has_prev)) is true.
   - A service token needs the access C(read_audit_logs) on the organization.
@@ -29,6 +32,7 @@ options:
       - Only events created at or after this time.
       - An ISO 8601 time such as V(2026-11-01T00:00:00Z) (no zone means UTC), or a duration back from now such as
         V(30d), V(12h), V(45m) or V(90s).
+      - A time that falls outside the years 1 to 9999 in UTC, given or reached back to, fails the task.
     type: str
   until:
     description:
@@ -170,7 +174,7 @@ import re
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
-from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_iso8601
+from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import ISO8601, parse_iso8601
 
 DURATION = re.compile(r"(\d+)\s*([dhms])", re.IGNORECASE)
 UNITS = dict(d="days", h="hours", m="minutes", s="seconds")
@@ -182,8 +186,14 @@ def moment(option, text, now):
         return None
     duration = DURATION.fullmatch(text.strip())
     if duration:
-        return now - datetime.timedelta(**{UNITS[duration.group(2).lower()]: int(duration.group(1))})
+        try:
+            return now - datetime.timedelta(**{UNITS[duration.group(2).lower()]: int(duration.group(1))})
+        except OverflowError:
+            raise ModuleFailure("%s: %s reaches back before the year 1; give a shorter duration or an ISO 8601 "
+                                "time." % (option, text))
     found = parse_iso8601(text)
+    if found is None and ISO8601.fullmatch(text.strip()):
+        raise ModuleFailure("%s: %r is not a date and time from 0001-01-01 to 9999-12-31 in UTC." % (option, text))
     if found is None:
         raise ModuleFailure("%s must be an ISO 8601 time such as 2026-11-01T00:00:00Z or a duration back from now such "
                             "as 30d, 12h, 45m or 90s, not %r." % (option, text))
@@ -206,6 +216,7 @@ class AuditLogInfo(InfoModule):
     def __init__(self, params, ctx=None):
         super().__init__(params, ctx)
         self.since = self.until = None  # the window, as datetimes in UTC (validate())
+        self.unplaced = []  # the IDs of events returned although the window cannot place them (no readable time)
 
     def validate(self):
         super().validate()
@@ -219,14 +230,15 @@ class AuditLogInfo(InfoModule):
             raise ModuleFailure("events must not hold an empty action.")
 
     def kept(self, event):
-        """(keep, older): whether the filters keep the event, and whether it is older than since."""
+        """(keep, older): whether the filters keep the event, and whether it is older than since. An event whose time
+        cannot be read is kept (never dropped unseen) and its ID noted for the warning."""
         created = parse_iso8601(event.get("created_at"))
         older = bool(self.since and created and created < self.since)
         in_window = not older and not (self.until and created and created > self.until)
-        if (self.since or self.until) and created is None:
-            in_window = False  # a time the module cannot read is in no window
         patterns = self.params["events"]
         named = patterns is None or any(fnmatch.fnmatchcase(str(event.get("audit_action")), p) for p in patterns)
+        if in_window and named and created is None and (self.since or self.until):
+            self.unplaced.append(str(event.get("id")))
         return in_window and named, older
 
     def run(self):
@@ -243,6 +255,11 @@ class AuditLogInfo(InfoModule):
             if older and forward or self.params["limit"] and len(found) >= self.params["limit"]:
                 break
         walk.close()
+        if self.unplaced:
+            self.ctx.warn("%d of the events returned (IDs %s%s) have no created_at time the module can read, so "
+                          "since and until cannot place them: they are returned rather than dropped." % (
+                              len(self.unplaced), ", ".join(self.unplaced[:10]),
+                              ", ..." if len(self.unplaced) > 10 else ""))
         return dict(events=found, cursor=pages[-1])
 
 

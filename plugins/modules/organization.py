@@ -20,7 +20,9 @@ author:
   - planetscale.cloud contributors (@planetscale-ansible)
 options:
   billing_email:
-    description: The email address the organization's invoices go to.
+    description:
+      - The email address the organization's invoices go to. Spaces around it are removed before it is compared and
+        sent.
     type: str
   idp_managed_roles:
     description:
@@ -29,7 +31,7 @@ options:
   invoice_budget_amount:
     description:
       - The expected monthly spend of the organization, in whole US dollars (0 or more). The API answers it as a
-        string; the module compares it as a number.
+        string; the module compares it exactly as a number, however large.
     type: int
   state:
     description: Always V(present), the organization's settings as given.
@@ -73,6 +75,8 @@ organization:
     invoice_budget_amount: "5000"
 """
 
+import decimal
+
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
@@ -80,13 +84,15 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.resource import 
 
 
 def amount(value):
-    """An invoice budget as a number: the API answers a string ("5000" or "5000.0"); what it is not stays as is."""
+    """An invoice budget as an exact whole number (through a float, 9007199254740993 would be 9007199254740992): the
+    API answers a string ("5000" or "5000.0"); what is not a whole number stays as is, and differs from any."""
     if isinstance(value, str):
         try:
-            number = float(value)
-        except ValueError:
+            number = decimal.Decimal(value.strip())
+        except decimal.InvalidOperation:
             return value
-        return int(number) if number == int(number) else number
+        if number.is_finite() and number.adjusted() < 100 and number == number.to_integral_value():
+            return int(number)  # at most 100 digits: no number of a billion digits from an answer
     return value
 
 
@@ -117,6 +123,12 @@ class Organization(Resource):
 
     def update(self, resource, changes):
         return self.client.patch(self.org_path(), json=changes)
+
+    def wanted(self, resource):
+        fields = super().wanted(resource)
+        if "billing_email" in fields:
+            fields["billing_email"] = fields["billing_email"].strip()  # the platform refuses it with spaces around
+        return fields
 
     def managed(self, resource):
         fields = super().managed(resource)

@@ -15,9 +15,11 @@ description:
   - Ensures that such a restriction does not exist.
   - Once a database has IP restrictions, the platform admits a login to it only from an address that a restriction
     of the login's role (or one for every role) lists. Every branch of the database is restricted.
-  - O(cidrs) are compared as a set of networks, each normalized (V(10.1.2.3/8) is V(10.0.0.0/8), an address is a
-    V(/32) network), so neither their order nor their spelling is a change.
-  - The platform takes IPv4 networks only. An IPv6 or malformed network fails the task before anything is sent.
+  - O(cidrs) are compared as a set of networks (an address is a V(/32) network), so neither their order nor their
+    spelling is a change.
+  - The platform takes IPv4 networks only. An IPv6 or malformed network fails the task before anything is sent, and
+    so does a range with host bits set (V(203.0.113.7/0) would mean V(0.0.0.0/0), every address), naming the network
+    it would mean and the address alone (V(203.0.113.7/32)).
   - A MySQL database has no IP restrictions; restrict where a password logs in from with the
     O(planetscale.cloud.password#module:cidrs) of M(planetscale.cloud.password).
 author:
@@ -112,12 +114,13 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.resource import 
 
 
 def ipv4_networks(cidrs):
-    """The normalized networks of cidrs, sorted; ModuleFailure for an empty list, a malformed or an IPv6 one."""
+    """The networks of cidrs, sorted; ModuleFailure for an empty list, a malformed, an IPv6 one or host bits set."""
     found = networks(cidrs)
     ipv6 = sorted(str(network) for network in found if network.version != 4)
     if ipv6:
         raise ModuleFailure("cidrs: %s %s IPv6: the platform restricts PostgreSQL logins to IPv4 networks only." % (
             ", ".join(ipv6), "is" if len(ipv6) == 1 else "are"))
+    networks(cidrs, strict=True)
     if not found:
         raise ModuleFailure("cidrs must list at least one IPv4 network or address; to lift the restriction, use "
                             "state: absent.")

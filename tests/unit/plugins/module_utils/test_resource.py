@@ -332,6 +332,23 @@ def test_networks_names_the_value_that_is_no_network():
     assert caught.value.msg == "allowed: '10.0.0.256' is not an IP address or CIDR range."
 
 
+def test_strict_networks_refuse_host_bits_naming_the_network_and_the_address():
+    """What a user gives: 203.0.113.7/0 would widen to every address; what the platform holds is read as it means."""
+    assert networks(["203.0.113.7/0"]) == set([ipaddress.ip_network("0.0.0.0/0")])
+    given = ["10.0.0.1", "0.0.0.0/0", "10.0.0.0/255.0.0.0", "2001:db8::1", "::/0"]
+    assert networks(given, strict=True) == networks(given)
+    for cidr, message in [
+            ("203.0.113.7/0", "'203.0.113.7/0' has host bits set, so it would mean 0.0.0.0/0 (every IPv4 address): "
+                              "write 203.0.113.7/32 for that address alone, or 0.0.0.0/0 for the whole range."),
+            ("10.1.2.3/8", "'10.1.2.3/8' has host bits set, so it would mean 10.0.0.0/8 (16777216 addresses): write "
+                           "10.1.2.3/32 for that address alone, or 10.0.0.0/8 for the whole range."),
+            ("2001:db8::1/0", "'2001:db8::1/0' has host bits set, so it would mean ::/0 (every IPv6 address): write "
+                              "2001:db8::1/128 for that address alone, or ::/0 for the whole range.")]:
+        with pytest.raises(ModuleFailure) as caught:
+            networks(["10.0.0.0/8", cidr], "allowed", strict=True)
+        assert caught.value.msg == "allowed: " + message
+
+
 # Unknown outcomes ---------------------------------------------------------------------------
 
 def test_a_create_whose_answer_was_lost_is_read_back_not_repeated(server):

@@ -7,7 +7,7 @@ import datetime
 
 import pytest
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
 from ansible_collections.planetscale.cloud.plugins.modules.audit_log_info import AuditLogInfo
 
 LOG = "/v1/organizations/acme/audit-log"
@@ -47,7 +47,7 @@ def test_events_keep_the_matching_actions_wildcards_included(server, run):
 
 
 def test_the_window_keeps_events_between_since_and_until_and_stops_at_the_first_older_one(server, run):
-    newest = [event("n%d" % n, at="2026-11-25T00:00:%02d.000Z" % n) for n in range(100)]
+    newest = [event("n%d" % n, at="2026-11-25T00:%02d:%02d.000Z" % divmod(n, 60)) for n in range(100)]
     server.script = [page(newest, has_next=True),
                      page([event("in", at="2026-11-10T00:00:00.000Z"), event("old", at="2026-10-31T23:59:59.000Z"),
                            event("older", at="2026-10-01T00:00:00.000Z")], has_next=True),
@@ -82,10 +82,36 @@ def test_ending_before_walks_backward_and_never_stops_at_since(server, run):
     assert server.requests[0]["query"]["ending_before"] == ["z"]
 
 
+def test_events_the_window_cannot_place_are_returned_and_counted_in_one_warning(server, run):
+    """A missing, unreadable or unplaceable time (year 1 moved before it by its offset) is no reason to drop an event."""
+    missing = event("missing")
+    del missing["created_at"]
+    server.script = [page([event("in", at="2026-11-20T00:00:00.000Z"), missing, event("null", at=None),
+                           event("garbled", at="yesterday"),
+                           event("year-1", at="0001-01-01T00:00:00+01:00"), event("other", "team.created", at=None),
+                           event("old", at="2026-10-01T00:00:00.000Z"), event("never-read")])]
+    ctx = TaskContext()
+    result = run(ctx=ctx, since="2026-11-01T00:00:00Z", until="2026-12-01T00:00:00Z", events=["service_token.*"])
+    assert [e["id"] for e in result["events"]] == ["in", "missing", "null", "garbled", "year-1"]
+    assert ctx.warnings == ["4 of the events returned (IDs missing, null, garbled, year-1) have no created_at time "
+                            "the module can read, so since and until cannot place them: they are returned rather than "
+                            "dropped."]
+    server.script = [page([event("in"), event("year-1", at="0001-01-01T00:00:00+01:00")])]
+    ctx = TaskContext()
+    assert [e["id"] for e in run(ctx=ctx)["events"]] == ["in", "year-1"] and ctx.warnings == []  # no window
+
+
 @pytest.mark.parametrize("args, message", [
     (dict(since="yesterday"), "since must be an ISO 8601 time such as 2026-11-01T00:00:00Z or a duration back from "
                               "now such as 30d, 12h, 45m or 90s, not 'yesterday'."),
-    (dict(until="2026-13-01T00:00:00Z"), "until must be an ISO 8601 time"),
+    (dict(until="2026-13-01T00:00:00Z"), "until: '2026-13-01T00:00:00Z' is not a date and time from 0001-01-01 to "
+                                         "9999-12-31 in UTC."),
+    (dict(until="0001-01-01T00:00:00+01:00"), "until: '0001-01-01T00:00:00+01:00' is not a date and time from "
+                                              "0001-01-01 to 9999-12-31 in UTC."),
+    (dict(since="9999-12-31T23:30:00-01:00"), "since: '9999-12-31T23:30:00-01:00' is not a date and time"),
+    (dict(since="3000000d"), "since: 3000000d reaches back before the year 1; give a shorter duration or an ISO 8601 "
+                             "time."),
+    (dict(until="99999999999999999999s"), "until: 99999999999999999999s reaches back before the year 1"),
     (dict(since="2026-11-02T00:00:00Z", until="2026-11-01T00:00:00Z"),
      "since (2026-11-02T00:00:00Z) is after until (2026-11-01T00:00:00Z): no event can be in that window."),
     (dict(events=[" "]), "events must not hold an empty action."),

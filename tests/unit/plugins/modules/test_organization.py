@@ -38,6 +38,29 @@ def test_the_budget_the_api_answers_as_a_string_is_compared_as_a_number(server, 
     assert result["changed"] is False and [r["method"] for r in server.requests] == ["GET"]
 
 
+@pytest.mark.parametrize("answered", ["9007199254740993", "9007199254740993.0", " 9007199254740993 "])
+def test_a_budget_beyond_the_precision_of_a_float_is_compared_exactly(server, run, answered):
+    server.script = [(200, org(invoice_budget_amount=answered))]
+    assert run(invoice_budget_amount=9007199254740993)["changed"] is False
+    assert [r["method"] for r in server.requests] == ["GET"]
+
+
+@pytest.mark.parametrize("answered", ["9007199254740992", "9007199254740993.5", "NaN", "Infinity", "1e999999999"])
+def test_a_budget_that_is_not_the_same_whole_number_differs(server, run, answered):
+    server.script = [(200, org(invoice_budget_amount=answered)), (200, org(invoice_budget_amount="9007199254740993"))]
+    assert run(invoice_budget_amount=9007199254740993)["changed"] is True
+    assert json.loads(server.requests[1]["body"]) == dict(invoice_budget_amount=9007199254740993)
+
+
+def test_spaces_around_the_billing_email_are_removed_before_comparing_and_sending(server, run):
+    server.script = [(200, org()), (200, org(billing_email="finance@acme.test"))]
+    result = run(billing_email="  finance@acme.test\t", diff=True)
+    assert json.loads(server.requests[1]["body"]) == dict(billing_email="finance@acme.test")
+    assert result["diff"]["after"]["billing_email"] == "finance@acme.test"
+    server.script = [(200, org(billing_email="finance@acme.test"))]
+    assert run(billing_email=" finance@acme.test ")["changed"] is False and len(server.requests) == 3
+
+
 def test_nothing_given_changes_nothing(server, run):
     server.script = [(200, org())]
     assert run() == dict(changed=False, organization=org())
@@ -73,6 +96,7 @@ def test_state_absent_is_not_a_choice():
 @pytest.mark.parametrize("args, message", [
     (dict(billing_email="finance"), "billing_email must be an email address, not 'finance'."),
     (dict(billing_email=" "), "billing_email must not be empty."),
+    (dict(billing_email=" fin ance@acme.test "), "billing_email must be an email address, not ' fin ance@acme.test '."),
     (dict(invoice_budget_amount=-1), "invoice_budget_amount must be 0 or more, not -1."),
 ])
 def test_bad_input_is_refused_before_any_request(server, run, args, message):

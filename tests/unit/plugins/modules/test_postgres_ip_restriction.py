@@ -35,21 +35,21 @@ def body(server, index):
 def test_create_sends_the_role_schema_and_normalized_networks(server, run):
     made = entry(role="app", cidrs=["10.0.0.0/8", "192.0.2.7/32"], description="office")
     server.script = [page(entry(id="c0", role="other")), (201, made)]
-    result = run(role="app", cidrs=["192.0.2.7", "10.1.2.3/8"], description="office")
+    result = run(role="app", cidrs=["192.0.2.7", "10.0.0.0/255.0.0.0"], description="office")
     assert result["changed"] is True and result["ip_restriction"]["id"] == "c1"
     assert methods(server) == ["GET", "POST"] and server.requests[1]["path"] == URL
     assert body(server, 1) == dict(role="app", schema="", cidrs=["10.0.0.0/8", "192.0.2.7/32"], description="office")
 
 
 def test_the_same_networks_in_another_order_or_spelling_write_nothing(server, run):
-    server.script = [page(entry(cidrs=["192.0.2.7", "10.0.0.0/8"], description="office"))]  # as another tool sent them
-    result = run(cidrs=["10.9.9.9/8", "192.0.2.7/32"], description="office")
+    server.script = [page(entry(cidrs=["192.0.2.7", "10.9.9.9/8"], description="office"))]  # as another tool sent them
+    result = run(cidrs=["10.0.0.0/8", "192.0.2.7/32"], description="office")
     assert result["changed"] is False and methods(server) == ["GET"]
 
 
 def test_a_changed_network_goes_in_one_patch_with_a_diff(server, run):
     server.script = [page(entry()), (200, entry(cidrs=["127.0.0.0/8"]))]
-    result = run(diff=True, cidrs=["127.0.0.1/8"])
+    result = run(diff=True, cidrs=["127.0.0.0/8"])
     assert result["changed"] is True and methods(server) == ["GET", "PATCH"]
     assert server.requests[1]["path"] == URL + "/c1" and body(server, 1) == dict(cidrs=["127.0.0.0/8"])
     assert result["diff"]["before"]["cidrs"] == ["10.0.0.0/8"] and result["diff"]["after"]["cidrs"] == ["127.0.0.0/8"]
@@ -70,7 +70,7 @@ def test_the_restriction_is_named_by_role_and_schema(server, run):
 
 def test_check_mode_writes_nothing_and_predicts(server, run):
     server.script = [page()]
-    result = run(check_mode=True, diff=True, role="app", cidrs=["10.0.0.1/8"])
+    result = run(check_mode=True, diff=True, role="app", cidrs=["10.0.0.0/8"])
     assert result["changed"] is True and methods(server) == ["GET"]
     assert result["ip_restriction"] == dict(role="app", schema="", description=None, cidrs=["10.0.0.0/8"])
     assert result["diff"] == dict(before={}, after=dict(cidrs=["10.0.0.0/8"], description=""))
@@ -93,9 +93,13 @@ def test_absent_deletes_and_again_is_no_change(server, run):
                         "only."),
     (["10.0.0.0/8", "::1", "fe80::/10"], "cidrs: ::1/128, fe80::/10 are IPv6"),
     (["10.0.0.300"], "cidrs: '10.0.0.300' is not an IP address or CIDR range."),
+    (["10.0.0.0/8", "203.0.113.7/0"], "cidrs: '203.0.113.7/0' has host bits set, so it would mean 0.0.0.0/0 "
+                                      "(every IPv4 address): write 203.0.113.7/32 for that address alone, or "
+                                      "0.0.0.0/0 for the whole range."),
+    (["2001:db8::1/64"], "cidrs: 2001:db8::/64 is IPv6"),  # IPv6 is the first thing to fix, host bits or not
     ([], "cidrs must list at least one IPv4 network or address; to lift the restriction, use state: absent."),
 ])
-def test_ipv6_malformed_and_no_networks_fail_before_any_request(server, run, cidrs, message):
+def test_ipv6_malformed_host_bits_and_no_networks_fail_before_any_request(server, run, cidrs, message):
     with pytest.raises(ModuleFailure) as caught:
         run(cidrs=cidrs)
     assert caught.value.msg.startswith(message) and server.requests == []
