@@ -80,32 +80,40 @@ options:
     choices: [last_successful_backup]
   cluster_size:
     description:
-      - The cluster size of the branch, of the form V(SIZE_10) (or the platform's spelling V(PS_10)). A new branch is
-        created with it; an existing branch of another size is resized (one of the sizes the organization may use for
-        the database's engine, see M(planetscale.cloud.cluster_size_info)).
+      - The cluster size of the branch, a name M(planetscale.cloud.cluster_size_info) lists for the database's engine,
+        for example V(PS_10) or V(PS_DEV) (MySQL), V(PS_10_AWS_ARM) or V(PS_DEV_AWS_X86) (PostgreSQL), or a Metal size
+        such as V(M7_160_D_METAL_460) or V(M1_10_AWS_AMD_D_METAL_10). V(SIZE_10), an older spelling, is V(PS_10).
+      - A new branch is created with it; an existing branch of another size is resized. Before a resize (and before
+        creating a branch with other capacity settings), a size the organization may not use for the engine fails
+        the task, naming those it may; otherwise only a value that cannot be a name (blank, spaces, other characters
+        than letters, digits and V(_)) is refused before any request, and the platform's refusal is the task's
+        sentence.
       - Required with O(backup_id).
     type: str
   replicas:
     description:
-      - The number of replicas of a PostgreSQL branch. What a branch has is the count of its newest completed change
-        request (a branch without one has 2 when its record says it has replicas, else 0).
+      - The number of replicas of a PostgreSQL branch. What a branch has is the count its record states, else that of
+        its newest completed change request (without either, 2 when its record says it has replicas, else 0).
       - PostgreSQL branches only; on a MySQL branch the task fails before any write.
     type: int
     version_added: 0.3.0
   storage:
     description:
       - The storage of a PostgreSQL branch; only the suboptions given are compared and sent. What a branch has is
-        that of its newest completed change request; a branch without one has unknown storage, so what is given is
-        sent (the platform answers that nothing changes when it has it already).
+        that of its newest completed change request, and the IOPS its record states (C(cluster_iops)); a branch
+        without one has unknown storage otherwise, so what is given is sent (the platform answers that nothing changes
+        when it has it already).
+      - A value outside the range given below, or O(storage.minimum_bytes) above O(storage.maximum_bytes), fails the
+        task before any request, also in check mode.
       - PostgreSQL branches only; on a MySQL branch the task fails before any write.
     type: dict
     version_added: 0.3.0
     suboptions:
       minimum_bytes:
-        description: The smallest storage, in bytes.
+        description: The smallest storage, in bytes (0 or more).
         type: int
       maximum_bytes:
-        description: The largest storage autoscaling may grow to, in bytes.
+        description: The largest storage autoscaling may grow to, in bytes (0 or more).
         type: int
       autoscaling:
         description: Whether the storage grows by itself.
@@ -130,7 +138,8 @@ options:
   vtgate:
     description:
       - The VTGates of a MySQL branch, changed by a VTGate resize request; only the suboptions given are compared and
-        sent.
+        sent. What a branch has is what its record states, else what its newest completed VTGate resize request asked
+        for (the platform's branch records may state none of it).
       - MySQL branches only; on a PostgreSQL branch the task fails before any write.
     type: dict
     version_added: 0.3.0
@@ -323,9 +332,9 @@ import re
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.branches import (
-    cluster_size, is_ready, other_size, readiness, with_cluster_name)
-from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import (
-    REQUEST_STATES, REQUESTS, request_path)
+    check_cluster_size, check_storage, cluster_size, first, is_ready, other_size, readiness, size_name,
+    with_cluster_name)
+from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import REQUEST_STATES, REQUESTS, request_path
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
     CONNECTION, CREDENTIALS, ORGANIZATION, WAIT)
@@ -334,21 +343,13 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.schemas import l
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Waiter, write_and_settle
 
 
-def read_lint_errors(client, branch_path, keyspace=None, kind=None):
-    """Every lint error of a branch's schema (every page), or those of one keyspace; none where the platform has no
-    lint for the branch (read_lint)."""
-    return read_lint(client, branch_path, "the branch", keyspace, kind)[0]
-
-
-CLUSTER_SIZE = re.compile(r"(SIZE|PS)_[1-9][0-9]*")
 MAJOR_VERSION = re.compile(r"[1-9][0-9]{0,2}")
 ISO_8601 = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?")
 
 
 def check_create_options(size, point, major=None):
     """Refuse a malformed cluster_size, restore_point or major_version before any request."""
-    if size is not None and not CLUSTER_SIZE.fullmatch(size):
-        raise ModuleFailure("cluster_size must be of the form SIZE_10 (or PS_10), not %r." % size)
+    check_cluster_size(size)
     if point is not None and not ISO_8601.fullmatch(point):
         raise ModuleFailure("restore_point must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z, not %r." % point)
     if major is not None and not MAJOR_VERSION.fullmatch(major):
@@ -502,10 +503,11 @@ class Capacity:
         self.have, self.catalogue, self.kind, self.requests, self.runs = {}, {}, None, [], None
         self.catalogue_of = None  # the branch whose parameters self.catalogue holds
 
-    def check(self, branch, kind):
-        """Refuse, before any write, options of the other engine, an unknown size and a parameter the branch (or
-        its parent, for a new branch) does not have or a value it does not take."""
-        self.kind = kind
+    def check(self, source, kind):
+        """Refuse, before any write, options of the other engine, a size the organization does not list for the
+        engine (read only when the task would create or resize with it) and a parameter the branch (or its parent,
+        source, for a new branch) does not have or a value it does not take."""
+        self.kind, branch, size = kind, source.get("name"), self.params["cluster_size"]
         wrong = [name for name in ENGINE_OPTIONS.get("mysql" if kind == "postgresql" else "postgresql", ())
                  if name in self.want or self.params[name] is not None]
         if kind in ENGINES and wrong:
@@ -513,7 +515,7 @@ class Capacity:
             raise ModuleFailure(WRONG_ENGINE % (" and ".join(wrong) + (" is" if len(wrong) == 1 else " are"),
                                                 ENGINES[other], branch, self.params["database"], ENGINES[kind],
                                                 "it" if len(wrong) == 1 else "them"))
-        if self.params["cluster_size"] is not None:
+        if size is not None and ("cluster_size" not in self.want or other_size(cluster_size(source), size)):
             self.want_size(kind)
         if "parameters" in self.want:
             self.read_parameters(branch)
@@ -526,7 +528,7 @@ class Capacity:
 
     def want_size(self, kind):
         size = self.params["cluster_size"]
-        name = "PS_" + size.partition("_")[2] if size.startswith("SIZE_") else size
+        name = size_name(size)
         answer = self.client.request("GET", self.module.org_path("cluster-size-skus"),
                                      params=dict(engine=kind or "mysql"), any_json=True)
         skus = answer.get("data", []) if isinstance(answer, dict) else answer or []
@@ -558,16 +560,19 @@ class Capacity:
                 if request.get("state") == "completed":
                     found.setdefault(kind + "_completed", request)
                     break
-        completed = found.get("change_completed") or {}
-        have["replicas"] = completed.get("replicas", 2 if branch.get("has_replicas") else 0)
-        have["storage"] = dict((key, completed.get(key)) for key in self.want.get("storage", ()))
+        # the branch's record, else its newest completed request (platform's records: no vtgate_*, no replicas in one)
+        done, resized = found.get("change_completed") or {}, found.get("resize_completed") or {}
+        have["replicas"] = first(branch.get("replicas"), done.get("replicas"), 2 * bool(branch.get("has_replicas")))
+        storage = dict(done, storage_iops=first(branch.get("cluster_iops"), done.get("storage_iops")))
+        have["storage"] = dict((key, storage.get(key)) for key in self.want.get("storage", ()))
         if "parameters" in self.want:
             if not (checked and self.catalogue_of == branch["name"]):
                 self.read_parameters(branch["name"])
             have["parameters"] = dict((name, (self.catalogue.get(name) or {}).get("value"))
                                       for name in self.want["parameters"])
-        vtgate = dict((key, branch.get(key)) for key in VTGATE.values())
-        vtgate["vtgate_size"] = branch.get("vtgate_name") or branch.get("vtgate_size")
+        vtgate = dict((key, first(branch.get(key), resized.get(key))) for key in VTGATE.values())
+        vtgate["vtgate_size"] = first(*[record.get(key) for key in ("vtgate_name", "vtgate_size")
+                                        for record in (branch, resized)])
         have["vtgate"] = dict((key, vtgate[key]) for key in self.want.get("vtgate", ()))
         self.have = have
         return dict((kind, found[kind]) for kind in ("change", "resize") if found.get(kind))
@@ -743,6 +748,8 @@ class Branch(Resource):
                     contrary[0], "it" if len(contrary) == 1 else "them"))
         check_create_options(self.params["cluster_size"], self.params["restore_point"], self.params["major_version"])
         flat_parameters(self.params["parameters"])
+        check_storage(dict((STORAGE[k], v) for k, v in given(self.params["storage"]).items()),
+                      dict((v, k) for k, v in STORAGE.items()))
         if (self.params["replicas"] or 0) < 0:
             raise ModuleFailure("replicas must be 0 or more, not %d." % self.params["replicas"])
 
@@ -752,7 +759,7 @@ class Branch(Resource):
         if (given or not new and self.params["cluster_size"] is not None) and (not new or self.params["parent_branch"]):
             self.capacity = Capacity(self, new)
             source = resource or self.client.get(self.url(self.params["parent_branch"] or self.params["name"])) or {}
-            self.capacity.check(source.get("name"), source.get("kind") or self.database_kind(source.get("name")))
+            self.capacity.check(source, source.get("kind") or self.database_kind(source.get("name")))
             self.capacity.runs = None if new else self.capacity.read(resource, checked=True)
         return super().present(resource)
 
@@ -841,7 +848,7 @@ class Branch(Resource):
         """Fail, naming every lint error, when the schema of branch (this one, or the parent a new one copies) has
         any; error is the API's refusal this explains, changed whether this run wrote before it. A PostgreSQL branch
         (kind, where the record is at hand) has no lint, and nothing is read."""
-        errors = read_lint_errors(self.client, self.url(branch), kind=kind)
+        errors = read_lint(self.client, self.url(branch), "the branch", None, kind)[0]  # every page
         if not errors:
             return
         subject = capital(self.label()) if branch == self.params["name"] else (

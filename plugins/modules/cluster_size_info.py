@@ -11,8 +11,11 @@ short_description: List the cluster sizes of an organization
 version_added: 0.2.0
 description:
   - Returns the cluster sizes the organization knows for an engine, the valid values of
-    O(planetscale.cloud.database#module:cluster_size), so that a playbook can check a size before it creates a
-    database.
+    O(planetscale.cloud.database#module:cluster_size) and O(planetscale.cloud.branch#module:cluster_size), so that a
+    playbook can check a size before it creates a database or resizes a branch.
+  - The names depend on the engine, for example V(PS_DEV), V(PS_10) and V(M7_160_D_METAL_460) for MySQL,
+    V(PS_DEV_AWS_X86), V(PS_10_AWS_ARM) and V(M1_10_AWS_AMD_D_METAL_10) for PostgreSQL; they are returned as the
+    platform lists them.
   - Sizes the organization may not use are listed with RV(cluster_sizes[].enabled=false).
 author:
   - planetscale.cloud contributors (@planetscale-ansible)
@@ -79,9 +82,10 @@ cluster_sizes:
   elements: dict
   contains:
     name:
-      description: The name to give as O(planetscale.cloud.database#module:cluster_size).
+      description: The name to give as O(planetscale.cloud.database#module:cluster_size) or
+        O(planetscale.cloud.branch#module:cluster_size).
       type: str
-      sample: PS_10
+      sample: PS_10_AWS_ARM
     display_name:
       description: The name the web application shows.
       type: str

@@ -41,8 +41,10 @@ options:
     default: present
   cluster_size:
     description:
-      - The cluster size of the new database, such as V(PS_10). Required to create a database.
-      - M(planetscale.cloud.cluster_size_info) lists the sizes of the organization.
+      - The cluster size of the new database, such as V(PS_10) (MySQL) or V(PS_10_AWS_ARM) (PostgreSQL). Required to
+        create a database.
+      - M(planetscale.cloud.cluster_size_info) lists the sizes of the organization for each engine; the platform refuses
+        another, in the task's sentence.
     type: str
   region: {description: "The slug of the region of a new database; by default the organization's default.", type: str}
   kind: {description: The engine of a new database; by default V(mysql)., type: str, choices: [mysql, postgresql]}
@@ -125,12 +127,10 @@ deletion_request:
   sample: {id: k2l3m4n5o6p7, state: pending, actor: {display_name: Jane Doe}}
 """
 
-import re
-
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.branches import (
-    cluster_size, is_ready, other_size, readiness)
+    check_cluster_size, check_storage, cluster_size, is_ready, other_size, readiness)
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.databases import NEW_NAME
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
@@ -138,7 +138,6 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
 
-CLUSTER_SIZE = re.compile(r"[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)*")
 # The settings that PATCH takes, by the names the API's PATCH gives them; the record names two of them otherwise.
 SETTINGS = ("default_branch", "require_approval_for_deploy", "allow_data_branching", "allow_foreign_key_constraints",
             "automatic_migrations", "migration_framework", "migration_table_name", "restrict_branch_region",
@@ -158,10 +157,7 @@ def check_database_options(params):
                                 "letters, digits, '-' and '_', starting with a letter or digit; not %r." % (option, value))
     if not present and params.get("new_name") is not None:
         raise ModuleFailure("new_name renames a database that is kept: it does not go with state absent.")
-    size = params.get("cluster_size")
-    if size is not None and not CLUSTER_SIZE.fullmatch(size):
-        raise ModuleFailure("cluster_size must be a cluster size name such as PS_10 (see "
-                            "planetscale.cloud.cluster_size_info), not %r." % size)
+    check_cluster_size(params.get("cluster_size"))
     replicas = params.get("replicas")
     if replicas is not None and (replicas < 0 or replicas == 1):
         raise ModuleFailure("replicas must be 0 (no high availability) or 2 or more, not %s." % replicas)
@@ -171,11 +167,7 @@ def check_database_options(params):
             raise ModuleFailure("%s only apply to MySQL (Vitess) databases, not to kind postgresql." % ", ".join(refused))
     elif params.get("major_version") is not None:
         raise ModuleFailure("major_version is only for kind postgresql.")
-    storage = params.get("storage") or {}
-    low, high = storage.get("minimum_storage_bytes"), storage.get("maximum_storage_bytes")
-    if any(value is not None and value < 0 for value in (low, high)) or (None not in (low, high) and low > high):
-        raise ModuleFailure("storage: minimum_storage_bytes and maximum_storage_bytes are 0 or more, the minimum "
-                            "no more than the maximum; not %s and %s." % (low, high))
+    check_storage(params.get("storage") or {})
 
 
 def managed(record):

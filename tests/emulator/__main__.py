@@ -33,7 +33,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     lean = parser.add_argument_group("shapes of real responses beside the published OpenAPI")
     lean.add_argument("--lean", action="store_true", help="the leanest shapes: --list-envelope bare "
                       "--cluster-rate-name --type-keys --recorded-databases, lean answers to deploy-request writes, "
-                      "zero times (the flags below given with it win)")
+                      "zero times, capacity as the platform records it (the flags below given with it win)")
     lean.add_argument("--list-envelope", choices=("full", "no_totals", "bare"), help="page list envelopes")
     lean.add_argument("--cluster-rate-name", action="store_true", default=None,
                       help="branch records carry cluster_rate_name instead of cluster_name")

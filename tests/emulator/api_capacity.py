@@ -190,10 +190,10 @@ async def set_capacity(request: Request, organization: str, database: str, branc
         config = world.branch_config(found)
         m = found.model
         if body.cluster_size is not None:
-            world._check_size(m.kind, body.cluster_size)  # pylint: disable=protected-access
-            config.cluster = m.cluster_name = body.cluster_size
+            size = world._check_size(m.kind, body.cluster_size)  # pylint: disable=protected-access
+            config.cluster = m.cluster_name = size
         if body.replicas is not None:
-            config.replicas = body.replicas
+            config.replicas = m.replica_count = body.replicas
             m.has_replicas = body.replicas > 0
         asked = {}
         for namespace, values in (body.parameters or {}).items():
@@ -205,6 +205,7 @@ async def set_capacity(request: Request, organization: str, database: str, branc
         config.parameters.update(asked)
         world.data_parameters_changed(found, asked)
         config.storage.update({k: v for k, v in (body.storage or {}).items() if k in STORAGE_DEFAULTS})
+        m.cluster_iops = config.storage["storage_iops"]
         vtgate = body.model_dump(include=set(VTGATE_KEYS), exclude_none=True)
         for key, value in vtgate.items():
             setattr(m, key, value)

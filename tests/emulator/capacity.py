@@ -24,7 +24,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, RootModel, StrictBool, StrictFloat, StrictInt, StrictStr
 
-from .databases import SKUS
+from .databases import SKUS, size_for
 from .models import Actor, Body, Record, Region, User
 from .records import BranchRecord, DatabaseRecord, OrgRecord, Paging, Window, invalid_params, locked, not_found
 from .records import stamp, unprocessable, window
@@ -263,6 +263,11 @@ class ChangeRequest(Record):
     previous_storage_iops: int
     previous_storage_throughput_mibs: int
 
+    def _lean(self, data: dict[str, Any], context: dict) -> dict[str, Any]:
+        if context.get("recorded_capacity") and self.state == "completed":
+            data.pop("replicas", None)  # the platform's completed change requests carry none
+        return data
+
 
 class ResizeRequest(Record):
     record_type: ClassVar[str] = "BranchResizeRequest"
@@ -415,6 +420,7 @@ class Capacity:
         config.cluster, config.vtgate = m.cluster_name, self._vtgate_of(branch)
         if m.has_replicas != (config.replicas > 0):
             config.replicas = 2 if m.has_replicas else 0
+        m.replica_count = config.replicas
         return config
 
     @staticmethod
@@ -453,6 +459,7 @@ class Capacity:
             m.vtgate_target_cpu_utilization = v["vtgate_target_cpu_utilization"] or None
         else:
             config.cluster, config.replicas = after.cluster, after.replicas
+            m.replica_count = after.replicas
             config.storage = dict(after.storage)
             config.parameters.update(request.asked)
             m.cluster_name, m.has_replicas = after.cluster, after.replicas > 0
@@ -562,17 +569,14 @@ class Capacity:
         return self._ready_branch(org, database, name, "be resized")
 
     @staticmethod
-    def _check_size(engine: str, size: str) -> None:
-        sizes = [sku.name for sku in SKUS[engine] if sku.enabled]
-        if size not in sizes:
-            raise unprocessable(f"Cluster size {size!r} is not available for {engine} branches: "
-                                f"one of {', '.join(sizes)}")
+    def _check_size(engine: str, size: str) -> str:
+        """The size as the branch keeps it, where the engine lists it (databases.size_for); else 422."""
+        return size_for(engine, size)
 
     def _change_config(self, branch: BranchRecord, body: ChangeBody, base: Config) -> tuple[Config, dict]:
         after = base.copy()
         if body.cluster_size is not None:
-            self._check_size(branch.model.kind, body.cluster_size)
-            after.cluster = body.cluster_size
+            after.cluster = self._check_size(branch.model.kind, body.cluster_size)
         if body.replicas is not None:
             after.replicas = body.replicas
         asked = {}
@@ -608,10 +612,10 @@ class Capacity:
     def change_cluster(self, org: OrgRecord, database: str, name: str, body: ClusterBody, user: User,
                        end_state: str | None = None) -> RequestRecord | None:
         branch = self._mysql(org, database, name, "PATCH .../cluster")
-        self._check_size("mysql", body.cluster_size)
+        size = self._check_size("mysql", body.cluster_size)
         pending, base = self._target(branch, "change")
         after = base.copy()
-        after.cluster = body.cluster_size
+        after.cluster = size
         return self._submit(branch, "change", pending, after, {}, user, end_state)
 
     @locked

@@ -52,7 +52,10 @@ def _sku(name: str, cpu: str, ram_gib: float, rate: float, order: int, **extra) 
                       **extra)
 
 
-# the sizes of the organization, per engine; PS_640 exists but is not enabled for the organization
+# the sizes of the organization, per engine, in the platform's forms (../shared/reference/README.md): MySQL (Vitess)
+# PS_DEV, PS_10 ... and Metal without a cloud; PostgreSQL the size, cloud and processor (PS_10_AWS_ARM, PS_DEV_AWS_X86)
+# and Metal with them. PS_640 exists but is not enabled for the organization. A size is taken where its engine lists it
+# (enabled); SIZE_10, the older spelling of PS_10, is taken as PS_10.
 SKUS: dict[str, list[ClusterSku]] = {
     "mysql": [
         _sku("PS_DEV", "1/16", 0.5, 0.0, 0, development=True, production=False, storage=10 * GIB),
@@ -63,16 +66,34 @@ SKUS: dict[str, list[ClusterSku]] = {
         _sku("PS_160", "2", 16, 349.0, 160),
         _sku("PS_320", "4", 32, 699.0, 320),
         _sku("PS_640", "8", 64, 1399.0, 640, enabled=False),
-        _sku("M_160", "2", 16, 609.0, 1160, metal=True, storage=110 * 10**9, architecture="arm64"),
+        _sku("M7_160_D_METAL_460", "2", 16, 609.0, 1160, metal=True, storage=460 * 10**9),
     ],
     "postgresql": [
-        _sku("PS_5", "1/16", 0.5, 5.0, 5, development=True, architecture="arm64"),
-        _sku("PS_10", "1/8", 1, 13.0, 10, development=True),
-        _sku("PS_20", "1/4", 2, 26.0, 20),
-        _sku("PS_40", "1/2", 4, 52.0, 40),
-        _sku("PS_80", "1", 8, 104.0, 80),
+        _sku("PS_DEV_AWS_X86", "1/16", 0.5, 0.0, 0, development=True, production=False, storage=10 * GIB),
+        _sku("PS_5_AWS_X86", "1/16", 0.5, 5.0, 5, development=True),
+        _sku("PS_5_AWS_ARM", "1/16", 0.5, 5.0, 6, development=True, architecture="arm64"),
+        _sku("PS_10_AWS_X86", "1/8", 1, 13.0, 10, development=True),
+        _sku("PS_10_AWS_ARM", "1/8", 1, 12.0, 11, development=True, architecture="arm64"),
+        _sku("PS_20_AWS_X86", "1/4", 2, 26.0, 20),
+        _sku("PS_20_AWS_ARM", "1/4", 2, 24.0, 21, architecture="arm64"),
+        _sku("PS_40_AWS_X86", "1/2", 4, 52.0, 40),
+        _sku("PS_80_AWS_X86", "1", 8, 104.0, 80),
+        _sku("PS_5_GCP_X86", "1/16", 0.5, 5.0, 105, development=True, provider="GCP"),
+        _sku("PS_10_GCP_X86", "1/8", 1, 13.0, 110, development=True, provider="GCP"),
+        _sku("M1_10_AWS_AMD_D_METAL_10", "1/8", 1, 50.0, 1010, metal=True, storage=10 * 10**9),
     ],
 }
+
+
+def size_for(engine: str, size: str) -> str:
+    """The size as the branch keeps it, where the organization may use it for the engine; else 422 naming those it
+    may. SIZE_10 is the older spelling of PS_10."""
+    name = "PS_" + size[len("SIZE_"):] if size.startswith("SIZE_") else size
+    sizes = [sku.name for sku in SKUS[engine] if sku.enabled]
+    if name not in sizes:
+        raise unprocessable(f"Cluster size {size!r} is not available for {engine} databases in this organization: "
+                            f"choose one of {', '.join(sizes)}")
+    return name
 
 
 class ClusterSkuList(RootModel[list[ClusterSku]]):
@@ -166,10 +187,7 @@ class Databases:
                 raise unprocessable(f"Region {body.region!r} is not available for this organization")
         if not (region.postgresql_supported if body.kind == "postgresql" else region.mysql_supported):
             raise unprocessable(f"Region {region.slug!r} does not support {body.kind} databases")
-        sizes = [sku.name for sku in SKUS[body.kind] if sku.enabled]
-        if body.cluster_size not in sizes:
-            raise unprocessable(f"Cluster size {body.cluster_size!r} is not available for {body.kind} databases in "
-                                f"this organization: choose one of {', '.join(sizes)}")
+        size = size_for(body.kind, body.cluster_size)
         if body.major_version is not None and body.major_version not in MAJOR_VERSIONS:
             raise unprocessable(f"major_version {body.major_version!r} is not supported: choose one of "
                                 f"{', '.join(MAJOR_VERSIONS)}")
@@ -178,8 +196,9 @@ class Databases:
         db.model.kind = body.kind
         db.model.schema_last_updated_at = None
         db.ready_at = now + timedelta(seconds=self.settings.ready_delay)
-        main = self.add_branch(org, db, "main", region, who.user, production=True, cluster=body.cluster_size)
+        main = self.add_branch(org, db, "main", region, who.user, production=True, cluster=size)
         main.model.has_replicas = body.replicas != 0
+        main.model.replica_count = body.replicas
         if body.kind == "postgresql":
             main.model.major_version = body.major_version or DEFAULT_MAJOR_VERSION
         self.add_required_policies(db)

@@ -244,11 +244,23 @@ class Branch(Record):
     vtgate_options: dict[str, Any] = {}
     # PostgreSQL branches only (not in the published OpenAPI's branch record): the PostgreSQL major version
     major_version: str | None = Field(default=None, exclude_if=_unset)
+    # the replica count (capacity.py keeps it), shown as replicas with the recorded_capacity setting
+    replica_count: int | None = Field(default=None, exclude=True)
 
     def _lean(self, data: dict[str, Any], context: dict) -> dict[str, Any]:
         if context.get("cluster_rate_name") and "cluster_name" in data:
             data = {("cluster_rate_name" if key == "cluster_name" else key): value for key, value in data.items()}
+        if context.get("recorded_capacity"):
+            data = {key: value for key, value in data.items() if key not in RECORDED_WITHOUT}
+            count = self.replica_count  # promote and demote change has_replicas: 2 or 0 then, as capacity.py does
+            known = count is not None and (count > 0) == self.has_replicas
+            data["replicas"] = count if known else 2 * self.has_replicas
         return data
+
+
+# what the platform's branch records do not carry (the recorded_capacity setting): the VTGates are in its resizes
+RECORDED_WITHOUT = ("vtgate_size", "vtgate_name", "vtgate_count", "vtgate_autoscaling", "vtgate_max_count",
+                    "vtgate_target_cpu_utilization", "vtgate_options")
 
 
 class Database(Record):

@@ -76,6 +76,10 @@ FULL = {"list_envelope": "full", "cluster_rate_name": False, "type_keys": False,
 # that has sent nothing.
 LEAN.update(lean_write_answers=True, zero_times=True)
 FULL.update(lean_write_answers=False, zero_times=False)
+# What the platform's records of capacity say (issue 43): a branch states its replicas and no vtgate_* fields, a
+# completed change request no replicas.
+LEAN.update(recorded_capacity=True)
+FULL.update(recorded_capacity=False)
 
 
 def expand_lean(changes: dict) -> dict:
@@ -110,6 +114,9 @@ class Settings(BaseModel):
     recorded_databases: bool = Field(
         False, description="database records carry neither ready nor kind, as the platform's recorded ones"
     )
+    recorded_capacity: bool = Field(
+        False, description="branch records carry replicas (the count) and no vtgate_* fields, and completed change "
+        "requests no replicas, as the platform's recorded ones: the VTGates are in the newest completed resize")
     deploy_check_delay: float = Field(1.0, ge=0, description="seconds a new deploy request stays pending (its check)")
     deploy_step_delay: float = Field(1.0, ge=0, description="seconds each step of a deploy, cancel or revert takes")
     revert_window: float = Field(1800.0, ge=0, description="seconds a deployed request can be reverted")
@@ -147,7 +154,7 @@ class Settings(BaseModel):
     def serialization(self) -> dict:
         """The serialization context of the record shapes these settings ask for."""
         return {"type_keys": self.type_keys, "cluster_rate_name": self.cluster_rate_name, "zero_times": self.zero_times,
-                "recorded_databases": self.recorded_databases}
+                "recorded_databases": self.recorded_databases, "recorded_capacity": self.recorded_capacity}
 
 
 class Clock:

@@ -134,7 +134,7 @@ def _seed_postgres(world: World, org, admin, now) -> dict:
     else, so that the ids drawn before stay what they were)."""
     db = world.add_database(org, PG_DATABASE, org.regions["us-east"], created=now - timedelta(days=200))
     db.model.kind = "postgresql"
-    main = world.add_branch(org, db, BRANCH, db.model.region, admin, production=True, cluster="PS_20",
+    main = world.add_branch(org, db, BRANCH, db.model.region, admin, production=True, cluster="PS_20_AWS_X86",
                             created=now - timedelta(days=200), ready=True)
     main.model.major_version = DEFAULT_MAJOR_VERSION
     role = world.add_role(main, admin, RoleCreate(inherited_roles=["postgres"]), default=True)

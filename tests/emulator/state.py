@@ -43,7 +43,7 @@ from .audit import AuditLog
 from .backups import Backups
 from .bouncers import Bouncers
 from .capacity import Capacity
-from .databases import Databases
+from .databases import Databases, size_for
 from .schema import SchemaHooks
 from .dataplane import DataPlaneHooks
 from .deploys import DeployRequests
@@ -382,6 +382,7 @@ class World(AuditLog, Bouncers, Capacity, TrafficBudgets, Webhooks, Access, Bran
             raise unprocessable("restore_point is only available for PostgreSQL databases")
         if body.restore_point is not None and (body.backup_id is not None or body.seed_data is not None):
             raise unprocessable("restore_point cannot be given with backup_id or seed_data")
+        size = size_for(db.model.kind, body.cluster_size) if body.cluster_size is not None else None
         restored, backup = self.restore_source(db, parent, body)
         major = self.major_version_of(db, parent, body.major_version, backup is not None)
         if self.check_restore_point(parent, body.restore_point):
@@ -394,7 +395,7 @@ class World(AuditLog, Bouncers, Capacity, TrafficBudgets, Webhooks, Access, Bran
             region,
             who.user,
             parent,
-            cluster=body.cluster_size or parent.model.cluster_name,
+            cluster=size or parent.model.cluster_name,
             restored_from=restored,
         )
         record.model.major_version = major

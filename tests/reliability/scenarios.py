@@ -259,7 +259,8 @@ def end_state(emulator):
     organization = (settings["billing_email"], settings["idp_managed_roles"], settings["invoice_budget_amount"])
     return dict(organization=organization,
                 branches=[(b["name"], b.get("parent_branch"), (b.get("region") or {}).get("slug"),
-                           b.get("deletion_protected"), b.get("vtgate_count")) for b in branches],
+                           b.get("deletion_protected"), emulator.control("GET", "/branches/%s/%s/%s/capacity" % (
+                               org, database, b["name"]))["vtgate_count"]) for b in branches],
                 passwords=passwords, teams=teams, deploys=deploys, production_tables=tables, webhooks=webhooks,
                 service_tokens=tokens, members=members, roles=roles, ip_restrictions=restrictions,
                 throttler=sorted((c["keyspace_name"], c["ratio"]) for c in throttler), bouncers=bouncers,

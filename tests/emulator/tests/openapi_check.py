@@ -14,7 +14,8 @@ Outcomes of one exchange:
 - ``violation``: a success status the operation does not declare, a body that does not match,
   or a success answer on a /v1 operation no file declares;
 - ``expected``: validated, and its only differences are the ones a lean setting
-  (``list_envelope``, ``cluster_rate_name``, ``lean_write_answers``) or the body a fault rule was asked for produces
+  (``list_envelope``, ``cluster_rate_name``, ``lean_write_answers``, ``recorded_databases``, ``recorded_capacity``)
+  or the body a fault rule was asked for produces
   on purpose, or a success status the platform answers beside the OpenAPI under a setting
   (``DEVIATIONS``: a database DELETE that opens a deletion request);
 - ``undeclared error``: a 4xx/5xx the operation does not list (the published OpenAPI lists
@@ -265,6 +266,8 @@ class PublishedApi:
             return True  # a deploy request's close, deploy or cancel answered with the recorded lean body
         if missing in ("ready", "kind") and settings.get("recorded_databases", False):
             return DATABASE_PATH.match(exchange.path) is not None
+        if settings.get("recorded_capacity", False) and (missing.startswith("vtgate_") or missing == "replicas"):
+            return True  # a branch without vtgate_* fields, a completed change request without replicas
         return missing == "cluster_name" and settings.get("cluster_rate_name", False)
 
 

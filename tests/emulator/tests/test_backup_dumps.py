@@ -31,7 +31,8 @@ def take_backup(api, database_path, branch="main"):
 
 
 def restore(api, database_path, backup_id, name="restored"):
-    body = {"name": name, "parent_branch": "main", "backup_id": backup_id, "cluster_size": "PS_10"}
+    size = "PS_10_AWS_X86" if database_path == PG_DB else "PS_10"  # the sizes of each engine
+    body = {"name": name, "parent_branch": "main", "backup_id": backup_id, "cluster_size": size}
     ok(api.post(f"{database_path}/branches", json=body), 201)
     api.advance(ok(api.control("GET", "/settings"))["ready_delay"])
 

@@ -48,11 +48,11 @@ def parameter(api, name, path=PG):
 def test_a_change_goes_pending_resizing_completed_and_reaches_the_branch(api):
     settings(api, change_step_delay=10)
     before = ok(api.get(PG))
-    assert before["cluster_name"] == "PS_20" and before["has_replicas"] is True
-    created = change(api, cluster_size="PS_40", replicas=3, parameters={"pgconf": {"work_mem": "8192"}},
+    assert before["cluster_name"] == "PS_20_AWS_X86" and before["has_replicas"] is True
+    created = change(api, cluster_size="PS_40_AWS_X86", replicas=3, parameters={"pgconf": {"work_mem": "8192"}},
                      storage={"maximum_storage_bytes": 200 * 1024**3})
     assert (created["state"], created["started_at"], created["completed_at"]) == ("pending", None, None)
-    assert (created["cluster_name"], created["previous_cluster_name"]) == ("PS_40", "PS_20")
+    assert (created["cluster_name"], created["previous_cluster_name"]) == ("PS_40_AWS_X86", "PS_20_AWS_X86")
     assert (created["replicas"], created["previous_replicas"]) == (3, 2)
     assert created["parameters"] == {"pgconf": {"work_mem": "8192"}}
     assert created["previous_parameters"] == {"pgconf": {"work_mem": "4096"}}
@@ -60,7 +60,7 @@ def test_a_change_goes_pending_resizing_completed_and_reaches_the_branch(api):
     assert created["actor"]["id"] == api.world["user"]["id"]
     api.advance(9)
     assert ok(api.get(f"{CHANGES}/{created['id']}"))["state"] == "pending"
-    assert ok(api.get(PG))["cluster_name"] == "PS_20"
+    assert ok(api.get(PG))["cluster_name"] == "PS_20_AWS_X86"
     api.advance(1)
     resizing = ok(api.get(f"{CHANGES}/{created['id']}"))
     assert resizing["state"] == "resizing" and resizing["started_at"] and resizing["completed_at"] is None
@@ -69,11 +69,11 @@ def test_a_change_goes_pending_resizing_completed_and_reaches_the_branch(api):
     done = ok(api.get(f"{CHANGES}/{created['id']}"))
     assert done["state"] == "completed" and done["completed_at"] >= done["started_at"]
     branch = ok(api.get(PG))
-    assert branch["cluster_name"] == "PS_40" and branch["has_replicas"] is True
+    assert branch["cluster_name"] == "PS_40_AWS_X86" and branch["has_replicas"] is True
     assert parameter(api, "work_mem")["value"] == "8192"
     assert ok(api.control("GET", f"{CONTROL_PG}/capacity"))["replicas"] == 3
     # asking for what the branch has now: 204, no request
-    change(api, 204, cluster_size="PS_40", replicas=3, parameters={"pgconf": {"work_mem": 8192}})
+    change(api, 204, cluster_size="PS_40_AWS_X86", replicas=3, parameters={"pgconf": {"work_mem": 8192}})
     assert ok(api.get(CHANGES))["total_count"] == 1
 
 
@@ -107,14 +107,14 @@ def test_the_initial_state_can_be_queued(api):
 
 def test_a_setting_makes_changes_cancel_and_nothing_reaches_the_branch(api):
     settings(api, change_step_delay=5, change_fail_state="canceled")
-    created = change(api, cluster_size="PS_80", parameters={"pgconf": {"work_mem": "16384"}})
+    created = change(api, cluster_size="PS_80_AWS_X86", parameters={"pgconf": {"work_mem": "16384"}})
     settings(api, change_fail_state=None)  # only requests asked while it was set
     api.advance(5)
     done = ok(api.get(f"{CHANGES}/{created['id']}"))
     assert done["state"] == "canceled" and done["completed_at"] and done["started_at"] is None
     api.advance(10)
     assert ok(api.get(f"{CHANGES}/{created['id']}"))["state"] == "canceled"
-    assert ok(api.get(PG))["cluster_name"] == "PS_20" and parameter(api, "work_mem")["value"] == "4096"
+    assert ok(api.get(PG))["cluster_name"] == "PS_20_AWS_X86" and parameter(api, "work_mem")["value"] == "4096"
 
 
 def test_a_change_is_canceled_through_the_api_or_the_control_routes(api):
@@ -160,8 +160,10 @@ def test_a_change_made_elsewhere_is_visible_and_blocks_another_while_resizing(ap
     ({"parameters": {"pgconf": {"wal_level": "replica"}}}, "invalid_params", ["wal_level", "immutable"]),
     ({"parameters": {"pgconf": {"log_statement": "everything"}}}, "invalid_params", ["log_statement", "ddl"]),
     ({"parameters": {"patroni": {"synchronous_mode": "maybe"}}}, "invalid_params", ["synchronous_mode", "boolean"]),
-    ({"cluster_size": "PS_9000"}, "unprocessable", ["PS_9000", "PS_5", "PS_80"]),
+    ({"cluster_size": "PS_9000"}, "unprocessable", ["PS_9000", "PS_5_AWS_X86", "PS_10_AWS_ARM"]),
     ({"cluster_size": "PS_320"}, "unprocessable", ["PS_320", "postgresql"]),
+    ({"cluster_size": "PS_10"}, "unprocessable", ["PS_10", "postgresql"]),  # a MySQL form
+    ({"cluster_size": "M7_160_D_METAL_460"}, "unprocessable", ["M7_160_D_METAL_460", "postgresql"]),
     ({"replicas": "2"}, "invalid_params", ["replicas"]),
     ({"replicas": -1}, "invalid_params", ["replicas"]),
     ({"storage": {"minimum_storage_bytes": 10, "maximum_storage_bytes": 5}}, "invalid_params", ["minimum"]),
@@ -177,7 +179,7 @@ def test_change_requests_are_for_postgresql_branches(api):
     assert "MySQL" in error_of(api.get(f"{MAIN}/parameters"))
     assert "MySQL" in error_of(api.get(f"{MAIN}/extensions"))
     assert "PostgreSQL" in error_of(api.call("PUT", f"{PG}/resizes", json={"vtgate_count": 3}))
-    assert "PostgreSQL" in error_of(api.patch(f"{PG}/cluster", json={"cluster_size": "PS_40"}))
+    assert "PostgreSQL" in error_of(api.patch(f"{PG}/cluster", json={"cluster_size": "PS_40_AWS_X86"}))
     error_of(api.get(f"{CHANGES}/nope"), 404, "not_found")
     error_of(api.get(f"{PG_DB}/branches/nope/changes"), 404, "not_found")
 
@@ -211,8 +213,34 @@ def test_a_mysql_branch_changes_its_cluster_size_on_the_clock(api):
     ok(api.patch(f"{MAIN}/cluster", json={"cluster_size": "PS_80"}), 204)  # the size it has: no request
     assert ok(api.get(f"{MAIN}/changes"))["total_count"] == 1
     assert "PS_640" in error_of(api.patch(f"{MAIN}/cluster", json={"cluster_size": "PS_640"}))  # not enabled
-    assert "PS_5'" in error_of(api.patch(f"{MAIN}/cluster", json={"cluster_size": "PS_5"}))  # PostgreSQL only
+    for size in ("PS_5_AWS_X86", "PS_10_AWS_ARM", "M1_10_AWS_AMD_D_METAL_10"):  # PostgreSQL forms
+        assert f"{size}'" in error_of(api.patch(f"{MAIN}/cluster", json={"cluster_size": size}))
     error_of(api.patch(f"{MAIN}/cluster", json={}), code="invalid_params")
+
+
+def test_each_engine_lists_and_takes_the_platforms_forms_of_sizes(api):
+    """Issue 43: MySQL PS_DEV, PS_10... and Metal without a cloud; PostgreSQL the size, cloud and processor, and Metal
+    with them. Each engine takes what it lists (on a new branch and a resize), SIZE_n as PS_n, not the other's."""
+    def names(engine):
+        return [sku["name"] for sku in ok(api.get("/v1/organizations/acme/cluster-size-skus",
+                                                  params={"engine": engine}))]
+    mysql, postgresql = names("mysql"), names("postgresql")
+    assert {"PS_DEV", "PS_10", "PS_320", "M7_160_D_METAL_460"} <= set(mysql) and "M_160" not in mysql
+    assert {"PS_DEV_AWS_X86", "PS_5_AWS_X86", "PS_10_AWS_ARM", "PS_5_GCP_X86", "M1_10_AWS_AMD_D_METAL_10"} <= set(
+        postgresql)
+    assert not set(mysql) & set(postgresql)
+    settings(api, change_step_delay=0)
+    for size in ("PS_10_AWS_ARM", "PS_DEV_AWS_X86", "M1_10_AWS_AMD_D_METAL_10"):
+        change(api, cluster_size=size)
+        assert ok(api.get(PG))["cluster_name"] == size
+    for size, kept in (("PS_DEV", "PS_DEV"), ("M7_160_D_METAL_460", "M7_160_D_METAL_460"), ("SIZE_20", "PS_20")):
+        ok(api.patch(f"{MAIN}/cluster", json={"cluster_size": size}), 204)
+        assert ok(api.get(MAIN))["cluster_name"] == kept
+    new = {"name": "sized", "parent_branch": "main", "cluster_size": "PS_10_AWS_ARM"}
+    assert ok(api.post(f"{PG_DB}/branches", json=new), 201)["cluster_name"] == "PS_10_AWS_ARM"
+    assert "PS_10_AWS_ARM" in error_of(api.post(f"{DB}/branches", json=new))  # a PostgreSQL form on MySQL
+    assert "'PS_10'" in error_of(api.post(f"{PG_DB}/branches", json=dict(new, name="other", cluster_size="PS_10")))
+    assert ok(api.post(f"{DB}/branches", json=dict(new, cluster_size="SIZE_10")), 201)["cluster_name"] == "PS_10"
 
 
 def test_a_vtgate_resize_goes_on_the_clock_and_reaches_the_branch(api):
@@ -301,12 +329,12 @@ def test_read_only_regions_are_seeded_added_and_paged(api):
 
 
 def test_the_control_api_sets_what_a_branch_has_at_once(api):
-    set_to = ok(api.control("POST", f"{CONTROL_PG}/capacity", json={"replicas": 0, "cluster_size": "PS_10",
+    set_to = ok(api.control("POST", f"{CONTROL_PG}/capacity", json={"replicas": 0, "cluster_size": "PS_10_AWS_ARM",
                                                                      "parameters": {"pgconf": {"work_mem": 2048}}}))
-    assert (set_to["replicas"], set_to["cluster_size"], set_to["parameters"]) == (0, "PS_10",
+    assert (set_to["replicas"], set_to["cluster_size"], set_to["parameters"]) == (0, "PS_10_AWS_ARM",
                                                                                  {"pgconf": {"work_mem": "2048"}})
     branch = ok(api.get(PG))
-    assert (branch["has_replicas"], branch["cluster_name"]) == (False, "PS_10")
+    assert (branch["has_replicas"], branch["cluster_name"]) == (False, "PS_10_AWS_ARM")
     assert parameter(api, "work_mem")["value"] == "2048"
     vtgates = ok(api.control("POST", f"{CONTROL_MY}/capacity", json={"vtgate_count": 4, "vtgate_size": "VTG_40"}))
     assert (vtgates["vtgate_count"], vtgates["vtgate_size"]) == (4, "VTG_40")

@@ -175,6 +175,7 @@ def test_settings(api):
         "lean_write_answers": False,
         "zero_times": False,
         "recorded_databases": False,
+        "recorded_capacity": False,
         "deploy_check_delay": 1.0,
         "deploy_step_delay": 1.0,
         "revert_window": 1800.0,

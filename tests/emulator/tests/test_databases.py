@@ -81,7 +81,7 @@ def test_a_new_database_is_pending_until_ready_delay(api):
 
 
 def test_a_postgresql_database_in_the_default_region(api):
-    db = create(api, "pg", kind="postgresql", cluster_size="PS_5", major_version="17", replicas=0)
+    db = create(api, "pg", kind="postgresql", cluster_size="PS_5_AWS_X86", major_version="17", replicas=0)
     assert (db["kind"], db["region"]["slug"]) == ("postgresql", "us-east")
     assert ok(api.get(f"{DATABASES}/pg/branches/main"))["has_replicas"] is False
 
@@ -99,7 +99,7 @@ def test_a_postgresql_database_in_the_default_region(api):
         ({"name": "app", "cluster_size": "PS_10"}, "unprocessable", "taken"),
         ({"name": "shop", "cluster_size": "huge"}, "unprocessable", "PS_10"),
         ({"name": "shop", "cluster_size": "PS_640"}, "unprocessable", "PS_640"),
-        ({"name": "shop", "cluster_size": "PS_5"}, "unprocessable", "mysql"),
+        ({"name": "shop", "cluster_size": "PS_5_AWS_X86"}, "unprocessable", "mysql"),
         ({"name": "shop", "cluster_size": "PS_10", "region": "mars-1"}, "unprocessable", "mars-1"),
         ({"name": "shop", "cluster_size": "PS_10", "region": "gcp-us-central1"}, "unprocessable", "gcp-us-central1"),
     ],
@@ -115,12 +115,12 @@ def test_create_errors(api, body, code, needle):
 def test_cluster_sizes_per_engine_with_and_without_rates(api):
     mysql = ok(api.get(SKUS))
     names = [sku["name"] for sku in mysql]
-    assert "PS_10" in names and "PS_5" not in names
+    assert "PS_10" in names and "PS_5_AWS_X86" not in names
     assert next(sku for sku in mysql if sku["name"] == "PS_640")["enabled"] is False
     assert all(sku["rate"] is None and sku["default_vtgate_rate"] is None for sku in mysql)
     priced = ok(api.get(SKUS, params={"engine": "postgresql", "rates": "true", "region": "eu-west",
                                       "database": "app"}))
-    assert "PS_5" in [sku["name"] for sku in priced] and all(sku["rate"] is not None for sku in priced)
+    assert "PS_5_AWS_X86" in [sku["name"] for sku in priced] and all(sku["rate"] is not None for sku in priced)
 
 
 def test_cluster_size_errors(api):
@@ -157,7 +157,7 @@ def test_automatic_migrations_need_a_framework(api):
 
 
 def test_vitess_settings_are_refused_on_postgresql(api):
-    create(api, "pg", kind="postgresql", cluster_size="PS_5")
+    create(api, "pg", kind="postgresql", cluster_size="PS_5_AWS_X86")
     message = error_of(api.patch(f"{DATABASES}/pg", json={"allow_data_branching": True}), 422)
     assert "allow_data_branching" in message and "PostgreSQL" in message
     assert ok(api.patch(f"{DATABASES}/pg", json={"insights_raw_queries": True}))["insights_raw_queries"] is True

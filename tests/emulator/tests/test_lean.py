@@ -113,6 +113,26 @@ def test_recorded_databases_carry_neither_ready_nor_kind(api):
     assert api.get(DB).json()["kind"] == "mysql"
 
 
+def test_recorded_capacity_leaves_the_vtgates_to_resizes_and_replicas_to_the_branch(api):
+    """Issue 43: the platform's branch records carry replicas and no vtgate_* fields, its completed change requests
+    no replicas."""
+    pg = "/v1/organizations/acme/databases/pgapp/branches/main"
+    assert "replicas" not in api.get(pg).json() and api.get(MAIN).json()["vtgate_count"] == 2
+    settings(api, recorded_capacity=True, change_step_delay=0)
+    for record in (api.get(MAIN).json(), api.get(f"{DB}/branches").json()["data"][0]):
+        assert not [key for key in record if key.startswith("vtgate_")] and record["cluster_name"] == "PS_40"
+    assert api.get(pg).json()["replicas"] == 2
+    assert api.call("PUT", f"{MAIN}/resizes", json={"vtgate_size": "VTG_20", "vtgate_count": 3}).status_code == 200
+    resize = api.get(f"{MAIN}/resizes").json()["data"][0]
+    assert (resize["state"], resize["vtgate_name"], resize["vtgate_count"]) == ("completed", "VTG_20", 3)
+    assert api.patch(f"{pg}/changes", json={"replicas": 1}).status_code == 200
+    done = api.get(f"{pg}/changes").json()["data"][0]
+    assert done["state"] == "completed" and "replicas" not in done and done["previous_replicas"] == 2
+    assert api.get(pg).json()["replicas"] == 1
+    settings(api, recorded_capacity=False)
+    assert api.get(MAIN).json()["vtgate_count"] == 3 and "replicas" not in api.get(pg).json()
+
+
 # ---------------------------------------------------------------- the lean shortcut, flags, validation
 
 
@@ -123,6 +143,7 @@ def test_lean_turns_on_the_leanest_shapes(api):
     assert listed.keys() == {"data"}
     assert listed["data"][0]["type"] == "Branch" and listed["data"][0]["cluster_rate_name"] == "PS_40"
     assert changed["recorded_databases"] is True and "ready" not in api.get(DB).json()
+    assert changed["recorded_capacity"] is True and "vtgate_count" not in api.get(MAIN).json()
     assert settings(api, lean=True, list_envelope="no_totals")["list_envelope"] == "no_totals"  # named keys win
     back = settings(api, lean=False)
     assert (back["list_envelope"], back["cluster_rate_name"], back["type_keys"]) == ("full", False, False)

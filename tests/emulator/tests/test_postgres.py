@@ -81,11 +81,11 @@ def test_a_branch_of_a_postgres_database_is_postgresql_with_the_major_version_as
     message = error_of(api.post(f"{DATABASES}/app/branches", json={"name": "x", "parent_branch": "main",
                                                                    "major_version": "17"}))
     assert "PostgreSQL" in message
-    created = ok(api.post(DATABASES, json={"name": "pg2", "cluster_size": "PS_10", "kind": "postgresql",
+    created = ok(api.post(DATABASES, json={"name": "pg2", "cluster_size": "PS_10_AWS_X86", "kind": "postgresql",
                                            "major_version": "16"}), 201)
     assert created["kind"] == "postgresql"
     assert ok(api.get(f"{DATABASES}/pg2/branches/main"))["major_version"] == "16"
-    assert "major_version" in error_of(api.post(DATABASES, json={"name": "pg3", "cluster_size": "PS_10",
+    assert "major_version" in error_of(api.post(DATABASES, json={"name": "pg3", "cluster_size": "PS_10_AWS_X86",
                                                                  "kind": "postgresql", "major_version": "8"}))
     assert "pg3" not in [db["name"] for db in ok(api.get(DATABASES))["data"]]
 

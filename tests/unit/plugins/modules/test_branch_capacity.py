@@ -43,8 +43,9 @@ class Platform:
     """Answers by method and path: the branch, its lists of requests, the SKUs and parameters; writes answer what
     the test gives and are recorded."""
 
-    def __init__(self, server, record, changes=(), resizes=(), write=None, polls=None):
+    def __init__(self, server, record, changes=(), resizes=(), write=None, polls=None, skus=None):
         self.record, self.lists = record, dict(changes=list(changes), resizes=list(resizes))
+        self.skus = skus or SKUS
         self.write = write or (lambda request: (204, b""))
         self.polls = polls or {}  # request id -> the states each GET of it answers in turn
         server.default = self
@@ -56,7 +57,7 @@ class Platform:
         if path == URL:
             return 200, self.record
         if path == ORG + "/cluster-size-skus":
-            return 200, SKUS[request["query"]["engine"][0]]
+            return 200, self.skus[request["query"]["engine"][0]]
         if path == URL + "/parameters":
             return 200, PARAMETERS
         tail = path[len(URL) + 1:]
@@ -112,6 +113,73 @@ def test_an_unknown_or_disabled_size_is_refused_before_any_write(server, run, si
     assert writes(server) == []
 
 
+# the forms the platform lists (../shared/reference/README.md), as a bare JSON array
+REAL_SKUS = dict(mysql=[dict(name=name) for name in ("PS_DEV", "PS_10", "PS_20", "M7_160_D_METAL_460")],
+                 postgresql=[dict(name=name) for name in ("PS_DEV_AWS_X86", "PS_10_AWS_ARM", "PS_20_AWS_ARM",
+                                                          "PS_5_GCP_X86", "M1_10_AWS_AMD_D_METAL_10")])
+
+
+@pytest.mark.parametrize("kind, size, write", [
+    ("postgresql", "PS_20_AWS_ARM", "/changes"), ("postgresql", "PS_DEV_AWS_X86", "/changes"),
+    ("postgresql", "PS_5_GCP_X86", "/changes"), ("postgresql", "M1_10_AWS_AMD_D_METAL_10", "/changes"),
+    ("mysql", "PS_DEV", "/cluster"), ("mysql", "M7_160_D_METAL_460", "/cluster"),
+])
+def test_a_size_the_platform_lists_for_the_engine_is_taken(server, run, kind, size, write):
+    """Issue 43: every size but SIZE_n and PS_n was refused before any request; PS_10_AWS_ARM and PS_20_AWS_ARM were
+    one size (both end in ARM)."""
+    Platform(server, branch(kind, cluster_name="PS_10_AWS_ARM" if kind == "postgresql" else "PS_10"),
+             changes=[done()], skus=REAL_SKUS, write=lambda request: (200, dict(id="c1", state="pending")))
+    result = run(cluster_size=size)
+    assert result["changed"] is True and result["capacity"] == dict(cluster_size=size)
+    assert writes(server) == [("PATCH", write, dict(cluster_size=size))]
+
+
+def test_a_real_size_the_branch_has_is_no_write_and_the_list_is_not_read(server, run):
+    """A size is checked against the platform's list only when the task would resize with it: the size the branch
+    has passes even where the list does not name it (a size the organization may no longer pick)."""
+    Platform(server, branch("postgresql", cluster_name="PS_10_AWS_ARM"), changes=[done()],
+             skus=dict(postgresql=[], mysql=[]))
+    assert run(cluster_size="PS_10_AWS_ARM")["changed"] is False
+    assert writes(server) == [] and ORG + "/cluster-size-skus" not in [r["path"] for r in server.requests]
+
+
+def test_a_size_of_the_other_engine_is_refused_naming_those_of_the_engine(server, run):
+    Platform(server, branch("postgresql", cluster_name="PS_10_AWS_ARM"), skus=REAL_SKUS)
+    with pytest.raises(ModuleFailure) as caught:
+        run(cluster_size="PS_20")
+    assert caught.value.msg == ("cluster_size PS_20 is not a PostgreSQL cluster size organization 'acme' may use: one "
+                                "of PS_DEV_AWS_X86, PS_10_AWS_ARM, PS_20_AWS_ARM, PS_5_GCP_X86, M1_10_AWS_AMD_D_METAL_10.")
+    assert writes(server) == []
+
+
+def recorded(record, *keys):
+    """A record as the platform writes it, without the keys it does not carry."""
+    return dict((key, value) for key, value in record.items() if key not in keys)
+
+
+VTGATE_KEYS = ("vtgate_size", "vtgate_name", "vtgate_count", "vtgate_autoscaling", "vtgate_max_count",
+               "vtgate_target_cpu_utilization")
+
+
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_vtgates_a_real_branch_has_are_those_of_its_newest_completed_resize(server, run, check_mode):
+    """Issue 43: the platform's branch records carry no vtgate_* fields; the newest completed resize says what the
+    branch has (vtgate_name is the size the PUT takes, vtgate_size the platform's own name)."""
+    resize = dict(id="z2", state="completed", vtgate_name="VTG_320", vtgate_size="vg.c1.large", vtgate_count=1,
+                  vtgate_autoscaling=False, vtgate_max_count=1, vtgate_target_cpu_utilization=0)
+    Platform(server, recorded(branch(), *VTGATE_KEYS),
+             resizes=[resize, dict(resize, id="z1", vtgate_name="VTG_10", vtgate_count=4)])
+    result = run(check_mode=check_mode, vtgate=dict(size="VTG_320", count=1))
+    assert result["changed"] is False and writes(server) == []
+    assert result["capacity"] == dict(vtgate=dict(size="VTG_320", count=1))
+
+
+def test_a_real_branch_without_a_completed_resize_has_unknown_vtgates_which_are_sent(server, run):
+    Platform(server, recorded(branch(), *VTGATE_KEYS), write=lambda request: (200, dict(id="z1", state="pending")))
+    assert run(vtgate=dict(count=2))["changed"] is True
+    assert writes(server) == [("PUT", "/resizes", dict(vtgate_count=2))]
+
+
 def test_vtgate_settings_are_one_put_of_those_that_differ(server, run):
     Platform(server, branch(), write=lambda request: (200, dict(id="z1", state="pending")))
     result = run(vtgate=dict(size="VTG_10", count=1, max_count=4, autoscaling=True, target_cpu_utilization=60))
@@ -154,6 +222,24 @@ def test_what_the_branch_has_is_no_write(server, run):
                                              patroni=dict(synchronous_mode=False)),
                  storage=dict(minimum_bytes=10 * 1024**3))
     assert result["changed"] is False and writes(server) == []
+
+
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_replicas_of_a_real_branch_are_those_its_record_states(server, run, check_mode):
+    """Issue 43: the platform's branch says replicas: 1 and its completed change requests carry no replicas; the
+    module took 2 (has_replicas) and asked for 1 on every run."""
+    Platform(server, branch("postgresql", has_replicas=True, replicas=1),
+             changes=[recorded(done("c2"), "replicas"), done("c1", replicas=2)])
+    result = run(check_mode=check_mode, replicas=1)
+    assert result["changed"] is False and writes(server) == [] and result["capacity"] == dict(replicas=1)
+
+
+def test_replicas_another_count_than_the_branch_states_are_changed(server, run):
+    Platform(server, branch("postgresql", has_replicas=True, replicas=1), changes=[recorded(done(), "replicas")],
+             write=lambda request: (200, dict(id="c9", state="pending")))
+    result = run(replicas=2, diff=True)
+    assert writes(server) == [("PATCH", "/changes", dict(replicas=2))]
+    assert result["diff"]["before"]["replicas"] == 1 and result["diff"]["after"]["replicas"] == 2
 
 
 def test_a_branch_without_a_completed_request_has_two_replicas_when_it_has_replicas(server, run):
@@ -353,6 +439,34 @@ def test_storage_the_branch_has_unknown_is_sent_and_a_204_is_no_change(server, r
     result = run(storage=dict(autoscaling=True))
     assert writes(server) == [("PATCH", "/changes", dict(storage=dict(storage_autoscaling=True)))]
     assert result["changed"] is False and result["change_requests"] == []
+
+
+@pytest.mark.parametrize("check_mode", [True, False])
+def test_iops_the_branch_record_states_are_no_change_in_check_mode_either(server, run, check_mode):
+    """Issue 43: without a completed change request, check mode said changed for the IOPS the branch has (its record
+    states them, cluster_iops) and the run then said ok."""
+    Platform(server, branch("postgresql", cluster_iops=3000), write=lambda request: (204, b""))
+    result = run(check_mode=check_mode, storage=dict(iops=3000))
+    assert result["changed"] is False and writes(server) == []
+    assert result["capacity"] == dict(storage=dict(iops=3000))
+
+
+@pytest.mark.parametrize("storage, message", [
+    (dict(iops=50), "storage.iops must be 100 to 64000, not 50."),
+    (dict(iops=64001), "storage.iops must be 100 to 64000, not 64001."),
+    (dict(throughput_mibs=124), "storage.throughput_mibs must be 125 to 4000, not 124."),
+    (dict(minimum_bytes=-1), "storage.minimum_bytes must be 0 or more, not -1."),
+    (dict(maximum_bytes=-5), "storage.maximum_bytes must be 0 or more, not -5."),
+    (dict(minimum_bytes=20, maximum_bytes=10),
+     "storage.minimum_bytes must be no more than storage.maximum_bytes, not 20 above 10."),
+])
+@pytest.mark.parametrize("check_mode", [True, False])
+def test_storage_the_platform_refuses_is_a_sentence_before_any_request(server, run, storage, message, check_mode):
+    """Issue 43: these were sent, and refused by the platform; the ranges are the module's documented ones."""
+    Platform(server, branch("postgresql"))
+    with pytest.raises(ModuleFailure) as caught:
+        run(check_mode=check_mode, storage=storage)
+    assert caught.value.msg == message and server.requests == []
 
 
 def test_the_parameters_are_read_once_a_task_when_nothing_runs(server, run):

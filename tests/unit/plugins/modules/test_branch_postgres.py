@@ -47,6 +47,17 @@ def test_a_postgres_only_option_reads_the_database_then_creates_with_it(server, 
     assert json.loads(server.requests[2]["body"]) == {"name": "dev", "parent_branch": "main", option: value}
 
 
+@pytest.mark.parametrize("size", ["PS_10_AWS_ARM", "PS_DEV_AWS_X86", "PS_5_GCP_X86", "M1_10_AWS_AMD_D_METAL_10",
+                                  "PS_DEV", "M7_160_D_METAL_460", "PS_AWS_R6I_2XLARGE"])
+def test_a_new_branch_is_created_with_any_form_of_size_the_platform_uses(server, run, size):
+    """Issue 43: the platform's sizes (PostgreSQL, Metal, PS_DEV) were refused before any request; the platform says
+    which it has."""
+    server.script = [NOT_FOUND, (201, branch(cluster_name=size))]
+    result = run(cluster_size=size)
+    assert result["changed"] is True and result["branch"]["cluster_name"] == size
+    assert json.loads(server.requests[1]["body"]) == {"name": "dev", "parent_branch": "main", "cluster_size": size}
+
+
 def test_without_them_no_database_read_is_spent(server, run):
     server.script = [NOT_FOUND, (201, branch(kind="mysql"))]
     result = run()
