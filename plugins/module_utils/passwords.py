@@ -7,12 +7,15 @@ Password names are not unique on a branch, and only the request that creates a p
 secret. So two runs that ensure one password both create it, and a create whose answer was lost
 may have made a password nobody holds the secret of. Two rules settle it:
 
-- After a lost answer, only a password shown to be the task's own (shown_once: new, made in the time
-  of the request, with every field sent, and made by the task's credential) is deleted, to be made
-  again; any other one is left, with a warning that names it.
 - When several runs create the same password at once, the oldest (created_at, then id) stays:
   every other run deletes the one it made and returns the oldest. A run that reads the name while
   they do so finds several passwords of it for a moment, and waits a few seconds for them to go.
+- After a lost answer nothing is deleted: the password that appeared with every field sent, in the
+  time of the request, is returned without its secret, with a warning (shown_once.ShownOnce.settle);
+  the create is sent again only when none did.
+
+A create answer that lacks what the connection needs (the platform answers some without username) is
+completed by reading the password back, once; the secret stays the create's.
 """
 
 from __future__ import annotations
@@ -24,19 +27,12 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.client import Ap
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import poll
 from ansible_collections.planetscale.cloud.plugins.module_utils.shown_once import (
-    ShownOnce, secret_lost, server_time, several_named, without_secrets)
+    ShownOnce, age, secret_lost, server_time, several_named, without_secrets)
 from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_iso8601 as timestamp
-
-NEWEST = datetime.max.replace(tzinfo=timezone.utc)  # where a password's created_at is missing or unreadable
 # Passwords of one name that look made by runs racing to create the same one (see OwnPasswords.racing) are read
 # again for this long, until the runs have deleted the newer ones.
 RACE_WAIT = 5  # seconds
 RACE_AGE = timedelta(seconds=60)  # the newest is no older than this
-
-
-def age(password):
-    """The order in which passwords were made: created_at, then id; one without a readable time counts as newest."""
-    return timestamp(password.get("created_at")) or NEWEST, str(password.get("id"))
 
 
 MAX_TTL = 2147483647  # seconds, about 68 years: the largest 32-bit integer
@@ -73,6 +69,7 @@ class OwnPasswords:
     create_defaults = {}
     noun = "password"  # the word for the resource in messages
     remedy = "renew it (renew=true)"  # what gives a secret the task holds, after one was lost (explain)
+    connects = ("username", "access_host_url")  # what a create answer must state for the result's connection
 
     def __init__(self, params, ctx=None):
         super().__init__(params, ctx)
@@ -118,8 +115,23 @@ class OwnPasswords:
         self.once.before_create(self.named)
         self.sent = dict((name, value) for name, value in values.items() if value not in (None, []))
         created = super().create(self.sent)
-        self.once.check(created, self.sent.get("name"), capital(self.label()))  # the passwords whose secret was lost
-        return self.first_made(created)  # are deleted, and this one's is here
+        self.once.check(created, self.sent.get("name"), capital(self.label()))
+        return self.first_made(self.completed(created))
+
+    def completed(self, created):
+        """A create answer that lacks a field of connects (a lean answer), with what it lacks read back: one GET, and
+        the secret stays the create's. Where the read fails, the answer as it is, and a warning."""
+        lacking = [name for name in self.connects if isinstance(created, dict) and not created.get(name)]
+        if not lacking or not created.get("id"):
+            return created
+        try:
+            found = self.client.get(self.url(created["id"]), missing_ok=True)
+        except ApiError as error:  # the create succeeded: its secret is returned rather than lost in a failure
+            self.ctx.warn("%s: the create's answer has no %s, and reading the %s back failed (%s)." % (
+                capital(self.label()), " or ".join(lacking), self.noun, str(error).rstrip(".")))
+            return created
+        read = without_secrets(found) if isinstance(found, dict) else {}
+        return dict(read, **dict((name, value) for name, value in created.items() if value not in (None, "")))
 
     def first_made(self, created):
         """Runs that create the same password at once keep the oldest: this task's goes if another is older."""
@@ -138,13 +150,15 @@ class OwnPasswords:
         return oldest
 
     def recover(self, error):
-        """A create lost its answer. The password it made, if one can be shown to be this task's, has a secret
-        nobody holds: delete it, to create anew. Any other new one is left, with a warning that names it."""
+        """A create lost its answer: the password with every field sent that appeared meanwhile, without its secret
+        (the oldest, as when runs race; whose it is cannot be told, so none is deleted), or None to create again."""
         sent = dict(self.create_defaults, **self.sent)
-        self.once.settle(self.named, lambda password: self.alike(password, sent),
-                         lambda password: self.client.delete(self.url(password["id"]), missing_ok=True),
-                         capital(self.label()))
-        return None
+        return self.once.settle(self.named, lambda password: self.alike(password, sent), capital(self.label()),
+                                self.remedy_for)
+
+    def remedy_for(self, record):  # pylint: disable=unused-argument
+        """What gives the user a secret they hold of a record whose secret may have been lost."""
+        return self.remedy
 
     def renewed(self, resource):
         """The password renewed: a new secret and expiry. A renewal whose answer was lost (it held the only copy

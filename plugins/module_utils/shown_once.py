@@ -5,22 +5,18 @@
 
 Passwords, Postgres roles and service tokens carry such a secret (SECRETS), and their names are not
 unique. Everything the modules of these kinds share about it is here: records without their secrets
-(without_secrets), renewals and resets sent through write_and_settle (ShownOnce.resend), and after a
-create whose answer was lost (a dropped connection, a gateway error), which new record of the name is
-the task's own (ShownOnce.settle). Such a create may have made one, whose secret nobody holds; or the
-server never applied it, and what appeared meanwhile is another client's. A record found after the lost
-answer is the task's own only if
+(without_secrets), renewals and resets sent through write_and_settle (ShownOnce.resend), and what a
+task takes after a create whose answer was lost (a dropped connection, a gateway error): ShownOnce.settle.
 
-- it was not there when the task looked (its id is not known),
-- it was created between just before the request and the read that finds it: on the server's clock
-  (its Date header) when it tells it, with a little slack (CreationWindow),
-- it has every field the task sent, and
-- its actor (actor.id, or actor_id) is the task's credential: the service token's ID, or the user that
-  GET /user names for the credential (read only here, and only when the service token's ID is not the actor).
-
-Only that record is deleted, to be created anew. A record the task cannot prove it made is never deleted:
-it is left, the create is sent again, and a warning (which no_log does not hide) names its id, never a secret.
-Several records that are each proven the task's own are a failure, and none is deleted.
+Such a create may have made a record whose secret nobody holds; or the server never applied it, and
+what appeared meanwhile is another run's or another client's, made with the same credential or another.
+Nothing the platform returns tells these apart: a record's actor names a credential, not a run, and one
+credential may run in two places. So nothing that appeared is ever deleted. A new record of the name
+(its id not known), made in the time of the request (on the server's clock, its Date header, when it
+tells it: CreationWindow) and with every field the task sent, is taken as the task's result, the oldest
+of them as when runs race: without its secret, with a warning (which no_log does not hide) that names its
+id, says its secret may have been lost with the answer, and what gives a secret the user holds. Only when
+no such record appeared is the create sent again; any other new record is left and named in a warning.
 """
 
 from __future__ import annotations
@@ -29,8 +25,6 @@ import time
 from datetime import datetime, timedelta, timezone
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
-from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
-from ansible_collections.planetscale.cloud.plugins.module_utils.reviews import reviewer_ids
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
 from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_http_date
 from ansible_collections.planetscale.cloud.plugins.module_utils.timestamps import parse_iso8601 as timestamp
@@ -43,6 +37,7 @@ LOCAL_SLACK = timedelta(seconds=60)  # without a Date header this machine's cloc
 # A renewal or reset is sent at most this often: its answer holds the only copy of the new secret, so a lost answer
 # cannot be read back, and the write is sent once more.
 RESEND_ATTEMPTS = 2
+NEWEST = datetime.max.replace(tzinfo=timezone.utc)  # where a record's created_at is missing or unreadable
 
 
 def without_secrets(record, fields=SECRETS):
@@ -54,6 +49,11 @@ def without_secrets(record, fields=SECRETS):
     if record is None:
         return None
     return dict((key, value) for key, value in record.items() if key not in fields)
+
+
+def age(record):
+    """The order in which records were made: created_at, then id; one without a readable time counts as newest."""
+    return timestamp(record.get("created_at")) or NEWEST, str(record.get("id"))
 
 
 def server_time(client):
@@ -84,24 +84,6 @@ class CreationWindow:
         return created is not None and self.bounds[0] <= created <= self.bounds[1]
 
 
-def actor_of(record):
-    """The ID of who made a record: actor.id (passwords, roles) or actor_id (service tokens); None when it names
-    nobody."""
-    actor = record.get("actor")
-    if isinstance(actor, dict) and actor.get("id"):
-        return actor["id"]
-    return record.get("actor_id") or None
-
-
-def credential_ids(client, service_token_id):
-    """The actor IDs that are the credential's own (reviews.reviewer_ids); where the user cannot be read, only the
-    service token's ID, or none."""
-    try:
-        return reviewer_ids(client, service_token_id)
-    except (ApiError, ModuleFailure):  # nothing it cannot prove counts as its own
-        return set([service_token_id]) if service_token_id else set()
-
-
 # The sentences -------------------------------------------------------------------------------------------------------
 
 def ids(records):
@@ -112,13 +94,6 @@ def several_named(noun, name, found, where=""):
     """The failure (and warning) when a name is not enough to choose a record; where says where the name is."""
     return ("%d %ss are named %r%s (ids %s): set id to the one to manage, or delete the others (state=absent with "
             "their id)." % (len(found), noun, name, where, ids(found)))
-
-
-def ambiguous(what, mine, noun):
-    return ("%s: %d %ss (ids %s) were made while the answer to this task's create was lost, and each has every "
-            "field the task sent: one may be this task's, whose secret nobody holds, and the others another run's. "
-            "None was deleted and no other created. Delete the ones whose secret you do not hold (state=absent with "
-            "their id), then run the task again." % (what, len(mine), noun, ids(mine)))
 
 
 def left_alone(what, others, noun):
@@ -132,13 +107,25 @@ def left_alone(what, others, noun):
             "is this task's, nobody holds its secret: delete it (state=absent with its id)." % (what, noun, found))
 
 
-def unproven(what, record, noun):
-    actor = actor_of(record)
-    whose = "its actor (%s) is not this task's credential" % actor if actor else "it names no actor"
-    return ("%s: the %s with id %s appeared while the answer to this task's create was lost and has every field the "
-            "task sent, but %s, so this task cannot prove it made it: it is left as it is and the create is sent "
-            "again. It may be this task's, whose secret nobody holds, or another client's: if it is yours, delete it "
-            "(state=absent with its id)." % (what, noun, record["id"], whose))
+def taken(what, record, alike, noun, remedy):
+    """The warning when a lost create is answered by what appeared: the record taken (the oldest of alike), never a
+    secret; remedy is what gives a secret the user holds ("renew it (renew=true)")."""
+    others = [item for item in alike if item["id"] != record["id"]]
+    if not others:
+        found = ("the %s with id %s appeared while the answer to this task's create was lost and has every field the "
+                 "task sent. Nothing the platform returns tells whether this task's create made it or another run or "
+                 "client did (with this credential or another), so it is not deleted and no other is created: the task "
+                 "returns it without its secret, as when another run made the same %s first." % (
+                     noun, record["id"], noun))
+    else:
+        found = ("%d %ss (ids %s) appeared while the answer to this task's create was lost, and each has every field "
+                 "the task sent. Nothing the platform returns tells which, if any, this task's create made, so none is "
+                 "deleted and no other is created: the task returns the oldest (id %s) without its secret, as when "
+                 "another run made the same %s first. One of the others whose secret nobody holds may be this task's: "
+                 "delete it (state=absent with its id)." % (len(alike), noun, ids(alike), record["id"], noun))
+    return ("%s: %s If another run or client made the %s with id %s, take its secret from there; otherwise its secret "
+            "was lost with the answer: %s to get a secret you hold (the old secret then stops working wherever it is "
+            "used)." % (what, found, noun, record["id"], remedy))
 
 
 def answered_another(what, asked, answer, noun):
@@ -167,18 +154,17 @@ class ShownOnce:
 
     before_create() before each create and check() of its answer; settle() after a create's answer was lost;
     resend() for a renewal or reset. known holds the IDs of the name that are never this task's new record: seen
-    before it created one (seen()), left alone, or deleted. lost is true while a write that issues a secret lost its
-    answer and no later one has succeeded.
+    before it created one (seen()), or left alone. lost is true while a write that issues a secret lost its answer
+    and no later one has succeeded.
     """
 
     def __init__(self, module, noun):
-        self.module = module  # the resource module: client, ctx, params (service_token_id)
+        self.module = module  # the resource module: client, ctx
         self.noun = noun
         self.known = set()
         self.looked = False  # whether the task has read the records of the name
         self.lost = False
         self.window = None
-        self.own_ids = None  # the credential's actor IDs, read when first needed
 
     def seen(self, records):
         """The records of the name as the task read them: none of them is its new record."""
@@ -197,49 +183,28 @@ class ShownOnce:
         check_answer(answer, asked, what, self.noun)
         self.lost = False
 
-    def own(self, record):
-        """Whether the record's actor is this task's credential (GET /user only when the token's ID is not it)."""
-        actor, token_id = actor_of(record), self.module.params.get("service_token_id")
-        if not actor:
-            return False
-        if token_id and actor == token_id:
-            return True
-        if self.own_ids is None:
-            self.own_ids = credential_ids(self.module.client, token_id)
-        return actor in self.own_ids
+    def settle(self, named, alike, what, remedy):
+        """After a create lost its answer: the record the task takes instead of creating again, or None to send the
+        create again. named() reads the name's records now; alike(record): whether it has every field the create sent;
+        remedy(record): what gives the user a secret they hold, such as "renew it (renew=true)".
 
-    def judge(self, found, alike):
-        """(mine, strangers, others): the records of found not known before, split into the task's own (new, in
-        the window, alike, by the task's credential), those alike and in the window by another or no actor, and the
-        rest."""
-        unseen = [record for record in found if record["id"] not in self.known]
-        candidates = [record for record in unseen if alike(record) and self.window.holds(record)]
-        mine = [record for record in candidates if self.own(record)]
-        strangers = [record for record in candidates if record not in mine]
-        others = [record for record in unseen if record not in candidates]
-        return mine, strangers, others
-
-    def settle(self, named, alike, delete, what):
-        """After a create lost its answer. named() reads the name's records now; alike(record): whether it has every
-        field the create sent; delete(record) deletes one. Deletes the task's own record, leaves and names every other
-        new one; returns the records deleted. Several that are each the task's own are a failure (also a warning)."""
+        The new records made in the time of the request with every field sent may be the lost create's or another
+        run's or client's, and nothing tells which: none is deleted. The oldest is taken, as when runs race, and a
+        warning names it; every other new record is left, and a warning names it too."""
         self.lost = True  # until a create succeeds; a failure before then says what to do
         found = named()
         self.window.close()  # the read's answer ends the window
-        mine, strangers, others = self.judge(found, alike)
-        if len(mine) > 1:  # which one is this task's cannot be told, and deleting another run's loses its secret
-            message = ambiguous(what, mine, self.noun)
-            self.module.ctx.warn(message)  # a warning is shown where no_log hides the failure's message
-            raise ModuleFailure(message)
+        unseen = [record for record in found if record["id"] not in self.known]
+        candidates = [record for record in unseen if alike(record) and self.window.holds(record)]
+        others = [record for record in unseen if record not in candidates]
+        self.known.update(record["id"] for record in unseen)
         if others:
             self.module.ctx.warn(left_alone(what, others, self.noun))
-        for record in strangers:
-            self.module.ctx.warn(unproven(what, record, self.noun))
-        self.known.update(record["id"] for record in others + strangers)
-        for record in mine:
-            delete(record)
-            self.known.add(record["id"])  # gone: never the older record another run made
-        return mine
+        if not candidates:
+            return None
+        oldest = min(candidates, key=age)
+        self.module.ctx.warn(taken(what, oldest, candidates, self.noun, remedy(oldest)))
+        return oldest
 
     def resend(self, send):
         """The answer of a write that issues a new secret of a record (a renewal, a reset), through write_and_settle:

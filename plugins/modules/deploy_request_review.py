@@ -114,11 +114,38 @@ review:
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
-from ansible_collections.planetscale.cloud.plugins.module_utils.reviews import reviewer_ids
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
 
 STATES = dict(approve="approved", comment="commented")
+UNREADABLE_USER = (401, 403, 404)
+
+
+def reviewer_ids(client, service_token_id=None):
+    """The actor IDs that are the credential's own: the service token's ID, and the user GET /user names.
+
+    The platform records a service token as the actor of what it does; where GET /user answers for the token (the
+    user it acts for), that user's reviews count as the token's too, and GET /user refused (as the published API
+    documents it for service tokens) leaves the token's ID alone. An OAuth access token acts for the user GET /user
+    names: one that cannot read it (no read_user scope) cannot tell its own reviews from others', so the module
+    refuses before writing.
+    """
+    ids = set([service_token_id]) if service_token_id else set()
+    try:
+        user = client.get("/user")
+    except ApiError as error:
+        if error.status not in UNREADABLE_USER:
+            raise
+        if not ids:
+            raise ModuleFailure(
+                "The access token cannot read the user it acts for (GET /user answered HTTP %s), so the module cannot "
+                "tell this reviewer's reviews from others' and would review twice: give the token the read_user "
+                "scope." % error.status, status=error.status, error=error.as_dict())
+        return ids
+    if isinstance(user, dict) and user.get("id"):
+        ids.add(user["id"])
+    return ids
 
 
 def actor_id(review):

@@ -18,8 +18,11 @@ description:
   - Several passwords on a branch may share a name; then the module fails and names their IDs, also in a warning that
     C(no_log) does not hide, and O(id) selects one.
   - When runs create the same password at once, the oldest stays and the others return it unchanged, without a secret.
-    After a lost create answer, only a password shown to be the task's own (its actor is the task's credential) is
-    deleted and made again; any other is left, with a warning naming its ID. The idempotency guide tells the rules.
+    After a lost create answer, a password with every field sent that appeared in the time of the request is never
+    deleted, because whose it is cannot be told (another run may share the credential); the task returns it without its
+    secret, and a warning that C(no_log) does not hide names its ID and says how to get a secret you hold. The create
+    is sent again only when none appeared. The idempotency guide tells the rules.
+  - A create answer without the C(username) or host is completed by reading the password back once.
   - An existing password that has expired is left as it is, with a warning that suggests O(renew=true).
   - In check mode, a branch that does not exist yet (because the check run skipped the task that creates it) gives a
     predicted create and a warning, rather than a failure.
@@ -61,7 +64,10 @@ options:
       - V(0) means it never expires.
     type: int
   cidrs:
-    description: The IP addresses or CIDR ranges allowed to use it, in any order. An empty list allows every address.
+    description:
+      - The IP addresses or CIDR ranges allowed to use it, in any order. An empty list allows every address.
+      - A range with host bits set (V(10.9.8.7/0), which would mean every address) fails the task before anything is
+        sent, naming the network it would mean and the address alone (V(10.9.8.7/32)).
     type: list
     elements: str
   replace:
@@ -206,7 +212,7 @@ class Password(OwnPasswords, Resource):
     def validate(self):
         super().validate()
         check_ttl(self.params["ttl"])
-        networks(self.params["cidrs"])
+        networks(self.params["cidrs"], strict=True)
 
     def label(self):
         return "password %r on branch %r of database %r" % (
@@ -231,6 +237,11 @@ class Password(OwnPasswords, Resource):
 
     def update(self, resource, changes):
         return without_secrets(super().update(resource, changes))  # a rename or a new cidrs list issues no secret
+
+    def remedy_for(self, record):
+        if record.get("renewable") or record.get("ttl_seconds"):
+            return self.remedy
+        return "delete it (state=absent with its id) and run the task again"  # only one with a ttl can be renewed
 
     def after_present(self, resource, changed):
         if self.superseded:  # as if this task had found the password another run made (after any delete of its own)

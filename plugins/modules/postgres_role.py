@@ -20,10 +20,12 @@ description:
     Only the name can be changed in place (with O(id)).
   - Several roles on a branch may share a name; then the module fails and names their IDs, also in a warning that
     C(no_log) does not hide, and O(id) selects one.
-  - After a create whose answer was lost, the role shown to be the task's own (its secret is lost with the answer) is
-    deleted and created again, so one role is left and the task returns its secret. A role is shown to be the task's
-    own only when, among other things, its C(actor) is the task's credential; any other role that appeared meanwhile
-    (made with another credential) is never deleted, but left, with a warning that C(no_log) does not hide and that names its ID.
+  - After a create whose answer was lost, a role with every field sent that appeared in the time of the request is
+    never deleted. The lost create may have made it, whose secret nobody holds, or another run or client did, possibly
+    with the same credential, and nothing the platform returns tells them apart. The task returns it without its
+    secret, and a warning that C(no_log) does not hide names its ID. If nobody holds its secret, O(reset=true) gives it
+    one. The create is sent again only when no such role appeared. A create answer without the C(username) or host is
+    completed by reading the role back once.
     A create answered with a role of another name fails, and nothing more is sent. The idempotency guide of the
     collection tells the rules, which are those of M(planetscale.cloud.password).
   - An existing role that has expired is left as it is, with a warning that suggests O(renew=true).

@@ -17,12 +17,12 @@ description:
     accesses send nothing. Accesses that are not declared stay, unless O(purge_accesses=true).
   - A token is named by O(id), or by O(name). Names are not unique; when several tokens share the name the module
     fails and names their IDs (also in a warning, which C(no_log) does not hide), and O(id) selects one.
-  - After a create whose answer was lost, the token that request made is found by its name, the time of the request
-    and its C(actor_id), which must be the task's credential (the service token O(service_token_id), or the user
-    that C(GET /user) names for the credential); it is deleted (nobody holds its secret) and created once more. A
-    token the task cannot prove it made (made with another credential, or one without an actor) is never deleted;
-    it is left, the create is sent again, and a warning that C(no_log) does not hide names its ID. Two clients that
-    share one credential are not told apart.
+  - After a create whose answer was lost, a token of the name (with the O(ttl) sent) that appeared in the time of the
+    request is never deleted. The lost create may have made it, whose secret nobody holds, or another run or client
+    did, possibly with the same credential, and nothing the platform returns tells them apart. The task returns it
+    (the oldest, as when runs race) without its secret and with the O(accesses) declared, and a warning that
+    C(no_log) does not hide names its ID. If nobody holds its secret, delete it (O(state=absent) with O(id)) and run
+    the task again. The create is sent again only when no such token appeared.
   - A create answered with a token of another name than asked fails naming both, and nothing more is sent.
   - When adding the declared accesses to a token the task has just created fails, the token is deleted again, so
     that no token whose secret nobody holds is left.
@@ -257,7 +257,6 @@ class ServiceToken(Resource):
         self.once = ShownOnce(self, "service token")  # the creates of this task, and the IDs of the name seen
         self.sent_ttl = 0  # the ttl of the last create
         self.secret = None  # the secrets of the token this task created
-        self.dropped = []  # IDs of tokens this task made and deleted because nobody holds their secret
         self.created_id = None  # the ID of the token this task created
 
     def validate(self):
@@ -295,6 +294,9 @@ class ServiceToken(Resource):
                 self.ctx.warn(message)
                 raise ModuleFailure(message)
             token = found[0] if found else None
+        return self.with_accesses(token)
+
+    def with_accesses(self, token):
         if not token or not token.get("id"):
             return token
         token.pop("service_token_accesses", None)  # the accesses read next are the truth
@@ -341,14 +343,11 @@ class ServiceToken(Resource):
         return dict(token, accesses=[])
 
     def recover(self, error):
-        """A create lost its answer: the token it made, if it can be shown to be this task's, has a secret nobody
-        holds. Delete it, to create anew; any other new token is left, with a warning that names it."""
-        def delete(token):
-            self.client.delete(self.url(token["id"]), missing_ok=True)
-            self.dropped.append(token["id"])
-        self.once.settle(self.named, lambda token: self.same("ttl", lifetime(token), self.sent_ttl), delete,
-                         capital(self.label()))
-        return None
+        """A create lost its answer: the token of the name that appeared meanwhile, without its secret (whose it is
+        cannot be told, so none is deleted), or None to create again."""
+        return self.with_accesses(self.once.settle(
+            self.named, lambda token: self.same("ttl", lifetime(token), self.sent_ttl), capital(self.label()),
+            lambda token: "delete it (state=absent with its id) and run the task again"))
 
     def update(self, resource, changes):
         url = self.url(resource["id"], "access")
@@ -382,13 +381,6 @@ class ServiceToken(Resource):
         if self.secret and not self.ctx.check_mode:
             return {self.kind: dict(resource, **self.secret)}
         return {self.kind: resource}
-
-    def explain(self, error):
-        sentence = super().explain(error)
-        if self.dropped:
-            sentence += (" The service token this task had made while an answer was lost (id %s) was deleted, because "
-                         "nobody holds its secret." % ", ".join(self.dropped))
-        return sentence
 
 
 def main():

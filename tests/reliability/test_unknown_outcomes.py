@@ -5,9 +5,12 @@
 grants, with its first request applied and then answered 500, 502 or 504 or dropped (and,
 for contrast, dropped before it was applied). Afterwards exactly one of each resource exists,
 every task reports what happened (changed, the resource as it is, a secret that works), and
-a grant whose tokens were lost fails with a sentence that says so. A credential's create lost
-before it was applied, while another client made one of the same name and fields, never
-deletes the other client's credential.
+a grant whose tokens were lost fails with a sentence that says so. A credential (password, service
+token, Postgres role) whose create answer was lost is never deleted: nothing tells it from one
+another run made with the same credential, so the task returns it without its secret and a
+warning names it and how to get a secret; a create lost before it was applied, while another
+client made one of the same name and fields, with the same credential or another, takes that one
+and deletes nothing.
 """
 
 from __future__ import annotations
@@ -50,6 +53,21 @@ def _faults_met(emulator, run, rules, figures):
     assert len(fired) == len(rules), "every write met its fault"
     assert all(step.changed for step in run.tasks)
     return log
+
+
+def _taken_or_made(result, key, secret, remedy, mode, creates, deletes):
+    """A credential's create whose answer was lost: applied (committed), the task returns the one it finds without
+    its secret, with a warning that names its id and the remedy, and sends no second create; not applied, the create
+    is sent again and the task returns the secret. Nothing is deleted either way."""
+    record, warnings = result[key], result.get("warnings") or []
+    if mode.startswith("committed"):
+        assert secret not in record and "connection" not in result
+        named = [w for w in warnings if "with id %s appeared" % record["id"] in w]
+        assert len(named) == 1 and remedy in named[0] and "returns it without its secret" in named[0], warnings
+        assert (len(creates), len(deletes)) == (1, 0)
+    else:
+        assert str(record[secret]).startswith("pscale_") and not warnings
+        assert (len(creates), len(deletes)) == (2, 0)
 
 
 def _setup(emulator):
@@ -144,15 +162,15 @@ def test_each_write_with_an_unknown_outcome_leaves_one_resource_and_reports_the_
     assert [len(named[name]) for name in ("uo-new", "uo-update", "uo-gone")] == [1, 1, 0]
     new = run.result("Create password uo-new " + REVEALS).result
     assert new["password"]["id"] == named["uo-new"][0]["id"]
-    assert new["connection"]["password"].startswith("pscale_pw_")
     assert named["uo-update"][0]["id"] == updated["id"] and named["uo-update"][0]["cidrs"] == ["10.1.0.0/16"]
     renewed = run.result("Renew password uo-update " + REVEALS).result
     assert renewed["password"]["plain_text"] not in (None, updated["plain_text"])
-    # A create whose answer was lost made a password whose secret nobody has: it is deleted, then made again.
+    # A create whose answer was lost made a password whose secret nobody has, but another run sharing the credential
+    # could have made it: it is returned without a secret, never deleted, and a warning names it and the remedy.
     creates = [e for e in log if e["method"] == "POST" and e["path"].endswith("/main/passwords")]
-    orphans = [e for e in log if e["method"] == "DELETE" and "/main/passwords/" in e["path"]
+    deletes = [e for e in log if e["method"] == "DELETE" and "/main/passwords/" in e["path"]
                and not e["path"].endswith(gone["id"])]
-    assert (len(creates), len(orphans)) == ((2, 1) if mode.startswith("committed") else (2, 0))
+    _taken_or_made(new, "password", "plain_text", "renew it (renew=true)", mode, creates, deletes)
 
     # Teams: uo-new once, uo-team changed, uo-gone gone.
     teams = dict((t["slug"], t) for t in emulator.list("/organizations/acme/teams"))
@@ -262,8 +280,9 @@ def test_each_capacity_write_with_an_unknown_outcome_makes_one_request(emulator,
     figures["duplicates"] += max(0, len(changes) - 1) + max(0, len(resizes) - 1) + max(0, len(pg_changes) - 1)
     assert [(c["state"], c["cluster_name"]) for c in changes] == [("completed", "PS_80")]
     assert [(r["state"], r["vtgate_size"], r["vtgate_count"]) for r in resizes] == [("completed", "VTG_10", 2)]
-    assert [(c["state"], c["replicas"], c["parameters"]) for c in pg_changes] == [
-        ("completed", 1, dict(pgconf=dict(work_mem="8192")))]
+    assert [(c["state"], c["parameters"]) for c in pg_changes] == [("completed", dict(pgconf=dict(work_mem="8192")))]
+    # the platform's completed change requests carry no replicas (the lean shapes): what the branch has
+    assert emulator.control("GET", "/branches/acme/pgapp/main/capacity")["replicas"] == 1
     for name in ("Resize main of app", "Change the VTGates of main of app",
                  "Give main of pgapp a replica and a parameter"):
         assert [r["state"] for r in run.result(name).result["change_requests"]] in ([], ["completed"])
@@ -521,19 +540,21 @@ def test_each_access_write_with_an_unknown_outcome_leaves_one_token_and_reports_
         label="access unknown outcomes %s in_process=%s" % (mode, in_process))
     log = _faults_met(emulator, run, rules, figures)
 
-    # Tokens: exactly one uo-new, the one whose secret the task returned; a create whose answer was lost made a
-    # token nobody holds the secret of, which was deleted before the create was sent again.
+    # Tokens: exactly one uo-new, the one the task returned; a create whose answer was lost made a token nobody holds
+    # the secret of, which is returned without it (never deleted: another run could share the credential).
     tokens = emulator.list("/organizations/acme/service-tokens")
     named = dict((name, [t for t in tokens if t["name"] == name]) for name in ("uo-new", "uo-update", "uo-gone"))
     figures["duplicates"] += sum(max(0, len(found) - 1) for found in named.values())
     assert [len(named[name]) for name in ("uo-new", "uo-update", "uo-gone")] == [1, 1, 0]
-    new = run.result("Create service token uo-new " + REVEALS).result["service_token"]
-    assert new["id"] == named["uo-new"][0]["id"] and new["token"].startswith("pscale_tkn_")
+    result = run.result("Create service token uo-new " + REVEALS).result
+    new = result["service_token"]
+    assert new["id"] == named["uo-new"][0]["id"]
     assert new["accesses"] == [dict(database="app", access=["read_branch"])]
     creates = [e for e in log if e["method"] == "POST" and e["path"].endswith("/service-tokens")]
-    orphans = [e for e in log if e["method"] == "DELETE" and re.search("/service-tokens/[^/]+$", e["path"])
+    deletes = [e for e in log if e["method"] == "DELETE" and re.search("/service-tokens/[^/]+$", e["path"])
                and not e["path"].endswith(gone["id"])]
-    assert (len(creates), len(orphans)) == ((2, 1) if mode.startswith("committed") else (2, 0))
+    _taken_or_made(result, "service_token", "token", "delete it (state=absent with its id) and run the task again",
+                   mode, creates, deletes)
     assert sorted(a["access"] for a in named["uo-update"][0]["service_token_accesses"]) == [
         "create_branch", "read_branch"]
 
@@ -627,18 +648,19 @@ def test_each_role_write_with_an_unknown_outcome_leaves_one_role_and_a_secret_th
     names = [r["name"] for r in listed]
     figures["duplicates"] += max(0, names.count("uo-new") - 1)
     assert sorted(names) == ["postgres", "uo-heir", "uo-new", "uo-renamed", "uo-reset"]
-    # Every secret a task returned logs in: the lost create's role was deleted and made again, a lost renewal
-    # or reset was sent again (the answer held the only copy of the secret).
+    # Every secret a task returned logs in: a lost renewal or reset was sent again (the answer held the only copy of
+    # the secret); the lost create's role is returned without its secret, never deleted (see _taken_or_made).
     new = run.result("Create role uo-new " + REVEALS).result
     assert new["role"]["id"] == next(r["id"] for r in listed if r["name"] == "uo-new")
-    for name in ("Create role uo-new", "Renew role uo-renamed", "Reset role uo-reset"):
+    made = [] if mode.startswith("committed") else ["Create role uo-new"]
+    for name in made + ["Renew role uo-renamed", "Reset role uo-reset"]:
         connection = run.result(name + " " + REVEALS).result["connection"]
         assert emulator.login(connection, "SELECT current_user") == [[(connection["username"],)]]
     reset = run.result("Reset role uo-reset " + REVEALS).result["connection"]["password"]
     assert reset != roles["uo-reset"]["password"]
     creates = [e for e in log if e["method"] == "POST" and e["path"].endswith("/pgapp/branches/main/roles")]
-    orphans = [e for e in log if e["method"] == "DELETE" and not e["path"].endswith(roles["uo-gone"]["id"])]
-    assert (len(creates), len(orphans)) == ((2, 1) if mode.startswith("committed") else (2, 0))
+    deletes = [e for e in log if e["method"] == "DELETE" and not e["path"].endswith(roles["uo-gone"]["id"])]
+    _taken_or_made(new, "role", "password", "reset it (reset=true)", mode, creates, deletes)
     owner = "SELECT tableowner FROM pg_tables WHERE tablename = 'made_by_gone'"
     assert emulator.login(_role_connection(roles["uo-heir"]), owner) == [[(roles["uo-heir"]["username"],)]]
 
@@ -649,12 +671,16 @@ HELD = 2  # seconds the emulator holds the lost create before it drops the conne
 STRANGER_CASES = dict(
     password=dict(path=DB_PATH + "/branches/main/passwords$", list="/databases/app/branches/main/passwords",
                   args=dict(database="app", branch="main", role="reader", ttl=3600), body=dict(role="reader", ttl=3600),
-                  key="password", secret="plain_text", connects=True),
+                  key="password", secret="plain_text", remedy="renew it (renew=true)",
+                  connection=lambda made: dict(kind="mysql", host=made["access_host_url"], username=made["username"],
+                                               password=made["plain_text"], database="app")),
     service_token=dict(path=ORG_PATH + "/service-tokens$", list="/service-tokens", args={}, body={},
-                       key="service_token", secret="token", connects=False),
+                       key="service_token", secret="token",
+                       remedy="delete it (state=absent with its id) and run the task again", connection=None),
     postgres_role=dict(path=PG_PATH + "$", list="/databases/pgapp/branches/main/roles",
                        args=dict(database="pgapp", branch="main", inherited_roles=["pg_read_all_data"]),
-                       body=dict(inherited_roles=["pg_read_all_data"]), key="role", secret="password", connects=True),
+                       body=dict(inherited_roles=["pg_read_all_data"]), key="role", secret="password",
+                       remedy="reset it (reset=true)", connection=_role_connection),
 )
 
 
@@ -667,7 +693,13 @@ def _another_client(emulator):
     tokens = emulator.call("POST", emulator.url + "/oauth/token", form=dict(
         grant_type="authorization_code", code=code, redirect_uri=app["redirect_uri"], client_id=app["client_id"],
         client_secret=app["client_secret"]))
-    return user["id"], tokens["access_token"]
+    return user["id"], "Bearer " + tokens["access_token"], tokens["access_token"]
+
+
+def _the_same_credential(emulator):
+    """Another pipeline that shares the task's service token: the same credential and actor (the user it acts for)."""
+    token = emulator.world["service_token"]
+    return emulator.api("GET", "/user")["id"], "%s:%s" % (token["id"], token["token"]), token["token"]
 
 
 def _when_requested(emulator, method, path, act):
@@ -691,46 +723,52 @@ def _when_requested(emulator, method, path, act):
     return thread, outcome
 
 
-STRANGER_RUNS = [pytest.param(kind, in_process, id="%s-%s" % (kind, "in_process" if in_process else "module"))
-                 for kind in sorted(STRANGER_CASES) for in_process in (True, False)]
+# the issue's case (two pipelines, one service token) on both paths; another credential in-process
+STRANGER_RUNS = [pytest.param(kind, same, in_process, id="%s-%s-%s" % (
+    kind, "same-credential" if same else "another-credential", "in_process" if in_process else "module"))
+    for kind in sorted(STRANGER_CASES) for same, in_process in ((True, True), (True, False), (False, True))]
 
 
-@pytest.mark.parametrize("kind,in_process", STRANGER_RUNS)
-def test_a_create_lost_before_it_was_applied_never_deletes_another_clients_same_credential(
-        emulator, ansible, watch, kind, in_process):
+@pytest.mark.parametrize("kind,same,in_process", STRANGER_RUNS)
+def test_a_create_lost_before_it_was_applied_never_deletes_another_runs_same_credential(
+        emulator, ansible, watch, kind, same, in_process):
+    """Whether the other run used the task's own credential or another, nothing tells its record from one the lost
+    create made: the task takes it without its secret, names it in a warning with the remedy, and deletes nothing, so
+    the other run's application keeps its credential."""
     case = STRANGER_CASES[kind]
-    stranger_id, bearer = _another_client(emulator)
-    watch.learn(bearer)
+    actor, authorization, secret = (_the_same_credential if same else _another_client)(emulator)
+    watch.learn(secret)
     listed = "/organizations/acme" + case["list"]
     emulator.clear_requests()
     emulator.faults(dict(MODES["dropped-before"], delay=HELD, method="POST", path=case["path"], times=1))
     thread, outcome = _when_requested(emulator, "POST", case["path"], lambda: emulator.call(
         "POST", emulator.api_url + listed, dict(case["body"], name="uo-lost"),
-        headers={"Authorization": "Bearer " + bearer}))
+        headers={"Authorization": authorization}))
     title = "Create %s uo-lost %s" % (kind, REVEALS)
     run = ansible.run([play([task(title, kind, name="uo-lost", **case["args"])], defaults=module_defaults())],
                       emulator=emulator, in_process=in_process, label="lost create and a stranger %s" % kind)
     thread.join(60)
     assert len(outcome) == 1 and isinstance(outcome[0], dict), outcome
     stranger = outcome[0]
-    watch.learn(stranger[case["secret"]])  # the other client's secret shows nowhere, not in a warning
+    watch.learn(stranger[case["secret"]])  # the other run's secret shows nowhere: not in the result, not in a warning
     run.without_failures()
     emulator.clear_faults()
 
-    # The other client's credential is still there; the task made its own, whose secret it returned.
+    # The other run's credential is the only one of the name, and the task returns it without a secret.
     found = [r for r in emulator.list(listed) if r["name"] == "uo-lost"]
     step = run.result(title)
-    own = step.result[case["key"]]
-    assert step.changed is True
-    assert sorted(r["id"] for r in found) == sorted([stranger["id"], own["id"]]) and own["id"] != stranger["id"]
-    assert (stranger.get("actor") or {}).get("id", stranger.get("actor_id")) == stranger_id
-    if case["connects"]:
-        connection = step.result["connection"]
+    taken = step.result[case["key"]]
+    assert [r["id"] for r in found] == [stranger["id"]] and taken["id"] == stranger["id"]
+    assert case["secret"] not in taken and "connection" not in step.result and step.changed is True
+    assert (stranger.get("actor") or {}).get("id", stranger.get("actor_id")) == actor
+    if case["connection"]:  # the other run's application still connects with the secret it holds
+        connection = case["connection"](stranger)
         assert emulator.login(connection, "SELECT 1") == [[(1,)]]
-    # ...and a warning names the other client's credential, without a secret.
+    # ...a warning names it and the remedy, without a secret...
     warnings = [w for w in step.result.get("warnings") or [] if stranger["id"] in w]
-    assert len(warnings) == 1 and "cannot prove it made it" in warnings[0]
-    assert stranger[case["secret"]] not in warnings[0] and own[case["secret"]] not in warnings[0]
+    assert len(warnings) == 1 and "returns it without its secret" in warnings[0] and case["remedy"] in warnings[0]
+    assert stranger[case["secret"]] not in warnings[0]
+    # ...and nothing was deleted or created again: the lost create and the other run's.
     log = emulator.requests()
-    assert len([e for e in log if e["method"] == "POST" and re.search(case["path"], e["path"])]) == 3
+    assert len([e for e in log if e["method"] == "POST" and re.search(case["path"], e["path"])]) == 2
     assert not [e for e in log if e["method"] == "DELETE"]

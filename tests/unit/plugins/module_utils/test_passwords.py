@@ -8,7 +8,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import NEWEST, age, timestamp
+from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import age, timestamp
+from ansible_collections.planetscale.cloud.plugins.module_utils.shown_once import NEWEST
 
 UTC = timezone.utc
 

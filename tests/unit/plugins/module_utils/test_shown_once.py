@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""shown_once: a secret the API shows once. Which record a lost create made is the task's own, the window of the
-create, the renewals and resets sent again, the sentences, and the records without their secrets."""
+"""shown_once: a secret the API shows once. The record a task takes after a lost create (never one it deletes), the
+window of the create, the renewals and resets sent again, the sentences, and the records without their secrets."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ import pytest
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.shown_once import (
-    SECRETS, CreationWindow, ShownOnce, actor_of, check_answer, secret_lost, server_time, several_named,
-    without_secrets)
+    SECRETS, CreationWindow, ShownOnce, check_answer, secret_lost, server_time, several_named, without_secrets)
 
 UTC = timezone.utc
 START, END = "Sun, 22 Nov 2026 01:02:03 GMT", "Sun, 22 Nov 2026 01:02:10 GMT"  # the Date of the create, of the read
@@ -22,91 +21,72 @@ IN_TIME, LATE = "2026-11-22T01:02:06Z", "2026-11-22T01:03:00Z"
 WHAT = "Password 'app' on branch 'main' of database 'shop'"
 
 
-class User:
-    """A client whose GET /user names the user u1 (or fails with status), and whose Date header is set by the test."""
-
-    def __init__(self, status=None):
-        self.server_date = START
-        self.status = status
-        self.reads = []
-
-    def get(self, path):
-        self.reads.append(path)
-        if self.status:
-            raise ApiError("GET", path, status=self.status)
-        return dict(id="u1")
-
-
 def made(number, actor="svc", created_at=IN_TIME, **fields):
     return dict(dict(id="pw%d" % number, name="app", actor=dict(id=actor) if actor else None, created_at=created_at),
                 **fields)
 
 
-def settle(records, known=(), alike=lambda item: item.get("role") != "admin", client=None):
-    """Runs one lost create against the records read after it: (records deleted, warnings, ShownOnce)."""
-    module = SimpleNamespace(client=client or User(), ctx=TaskContext(), params=dict(service_token_id="svc"))
+REMEDY = "renew it (renew=true)"
+
+
+def settle(records, known=(), alike=lambda item: item.get("role") != "admin"):
+    """Runs one lost create against the records read after it: (the record taken, warnings, ShownOnce)."""
+    module = SimpleNamespace(client=SimpleNamespace(server_date=START), ctx=TaskContext())
     once = ShownOnce(module, "password")
     once.seen([dict(id=number) for number in known])
     once.before_create()
     module.client.server_date = END
-    deleted = []
-    mine = once.settle(lambda: records, alike, deleted.append, WHAT)
-    assert mine == deleted
-    return [item["id"] for item in deleted], module.ctx.warnings, once
+    remedies = []
+    taken = once.settle(lambda: records, alike, WHAT, lambda record: remedies.append(record["id"]) or REMEDY)
+    assert remedies == ([taken["id"]] if taken else [])  # the remedy is the taken record's
+    return taken, module.ctx.warnings, once
 
 
-# The decision after a lost create: the task's own, a stranger's, several, none ----------------------------------------
-
-def test_the_one_new_record_in_time_with_every_field_by_the_tasks_credential_is_deleted_without_a_warning():
-    deleted, warnings, once = settle([made(1, created_at=None, actor="old"), made(2)], known=["pw1"])
-    assert deleted == ["pw2"] and warnings == [] and once.known == {"pw1", "pw2"} and once.lost is True
-
-
-def test_the_user_the_credential_acts_for_is_the_tasks_own_too():
-    client = User()
-    assert settle([made(1, actor="u1")], client=client)[0] == ["pw1"] and client.reads == ["/user"]
+def taken_alone(number):
+    return ("%s: the password with id pw%d appeared while the answer to this task's create was lost and has every "
+            "field the task sent. Nothing the platform returns tells whether this task's create made it or another "
+            "run or client did (with this credential or another), so it is not deleted and no other is created: the "
+            "task returns it without its secret, as when another run made the same password first. If another run or "
+            "client made the password with id pw%d, take its secret from there; otherwise its secret was lost with the "
+            "answer: renew it (renew=true) to get a secret you hold (the old secret then stops working wherever it is "
+            "used)." % (WHAT, number, number))
 
 
-def test_one_strangers_record_is_left_and_named_in_a_warning():
-    deleted, warnings, once = settle([made(1, actor="someone")])
-    assert deleted == [] and once.known == {"pw1"}
-    assert warnings == ["%s: the password with id pw1 appeared while the answer to this task's create was lost and has "
-                        "every field the task sent, but its actor (someone) is not this task's credential, so this "
-                        "task cannot prove it made it: it is left as it is and the create is sent again. It may be "
-                        "this task's, whose secret nobody holds, or another client's: if it is yours, delete it "
-                        "(state=absent with its id)." % WHAT]
+# The decision after a lost create: take what appeared, never delete it; or create again ---------------------------
+
+@pytest.mark.parametrize("actor", ["svc", "someone", None], ids=["this-credential", "another", "no-actor"])
+def test_the_one_new_record_in_time_with_every_field_is_taken_whoever_made_it_and_named_in_a_warning(actor):
+    """The task's credential as actor proves nothing: another run may share it (two pipelines, one service token)."""
+    found, warnings, once = settle([made(1, created_at=None, actor="old"), made(2, actor=actor)], known=["pw1"])
+    assert found["id"] == "pw2" and warnings == [taken_alone(2)] and once.lost is True
+    assert once.known == {"pw1", "pw2"}
 
 
-def test_a_record_without_an_actor_is_a_strangers_and_the_user_is_not_read():
-    client = User()
-    deleted, warnings = settle([made(1, actor=None)], client=client)[:2]
-    assert deleted == [] and "but it names no actor, so" in warnings[0] and client.reads == []
-
-
-def test_where_the_user_cannot_be_read_only_the_service_token_is_the_tasks_own():
-    deleted, warnings = settle([made(1, actor="u1"), made(2)], client=User(status=403))[:2]
-    assert deleted == ["pw2"] and "its actor (u1) is not this task's credential" in warnings[0]
-
-
-def test_several_records_of_the_tasks_own_delete_none_and_fail_naming_them_also_in_a_warning():
-    module = SimpleNamespace(client=User(), ctx=TaskContext(), params=dict(service_token_id="svc"))
-    once = ShownOnce(module, "password")
-    once.before_create()
-    module.client.server_date = END
-    deleted = []
-    with pytest.raises(ModuleFailure) as caught:
-        once.settle(lambda: [made(2), made(1)], lambda item: True, deleted.append, WHAT)
-    assert deleted == [] and module.ctx.warnings == [caught.value.msg]
-    assert caught.value.msg == (
-        "%s: 2 passwords (ids pw1, pw2) were made while the answer to this task's create was lost, and each has every "
-        "field the task sent: one may be this task's, whose secret nobody holds, and the others another run's. None "
-        "was deleted and no other created. Delete the ones whose secret you do not hold (state=absent with their id), "
-        "then run the task again." % WHAT)
+def test_of_several_new_records_the_oldest_is_taken_and_every_one_named():
+    records = [made(3, created_at="2026-11-22T01:02:05Z"), made(2, created_at="2026-11-22T01:02:04Z"),
+               made(4, created_at="2026-11-22T01:02:04Z")]
+    found, warnings = settle(records)[:2]
+    assert found["id"] == "pw2" and len(warnings) == 1
+    assert warnings[0] == (
+        "%s: 3 passwords (ids pw2, pw3, pw4) appeared while the answer to this task's create was lost, and each has "
+        "every field the task sent. Nothing the platform returns tells which, if any, this task's create made, so none "
+        "is deleted and no other is created: the task returns the oldest (id pw2) without its secret, as when another "
+        "run made the same password first. One of the others whose secret nobody holds may be this task's: delete it "
+        "(state=absent with its id). If another run or client made the password with id pw2, take its secret from "
+        "there; otherwise its secret was lost with the answer: renew it (renew=true) to get a secret you hold (the old "
+        "secret then stops working wherever it is used)." % WHAT)
 
 
 @pytest.mark.parametrize("records, known", [([], []), ([made(1)], ["pw1"])])
-def test_no_new_record_deletes_nothing_and_says_nothing(records, known):
-    assert settle(records, known=known)[:2] == ([], [])
+def test_no_new_record_takes_nothing_and_says_nothing(records, known):
+    assert settle(records, known=known)[:2] == (None, [])
+
+
+def test_a_record_taken_beside_one_left_names_both():
+    found, warnings = settle([made(1, role="admin"), made(2)])[:2]
+    assert found["id"] == "pw2" and len(warnings) == 2
+    assert "the password with id pw1 appeared" in warnings[0] and "is left as it is" in warnings[0]
+    assert warnings[1] == taken_alone(2)
 
 
 @pytest.mark.parametrize("others, sentence", [
@@ -118,13 +98,13 @@ def test_no_new_record_deletes_nothing_and_says_nothing(records, known):
      "field the task sent or was made outside the time of that request, so they are left as they are."),
 ])
 def test_new_records_without_every_field_or_made_out_of_time_are_left_and_named(others, sentence):
-    deleted, warnings, once = settle(others)
-    assert deleted == [] and len(warnings) == 1 and warnings[0].startswith("%s: %s" % (WHAT, sentence))
+    found, warnings, once = settle(others)
+    assert found is None and len(warnings) == 1 and warnings[0].startswith("%s: %s" % (WHAT, sentence))
     assert once.known == set(item["id"] for item in others)  # never taken for this task's record later
 
 
 def test_the_names_records_are_read_before_the_first_create_only_once():
-    module = SimpleNamespace(client=User())
+    module = SimpleNamespace(client=SimpleNamespace(server_date=START))
     once, reads = ShownOnce(module, "password"), []
     once.before_create(lambda: reads.append(1) or [dict(id="pw1")])
     once.before_create(lambda: reads.append(2) or [dict(id="pw2")])
@@ -213,7 +193,7 @@ def test_without_secrets_keeps_none_and_copies():
     assert without_secrets(dict(id="w1", secret="k"), fields=("secret",)) == dict(id="w1")
 
 
-# The window of a create, the actor of a record, the answer to a create ----------------------------------------------
+# The window of a create, the answer to a create ----------------------------------------------
 
 @pytest.mark.parametrize("header", [None, "", "not a date"])
 def test_without_a_readable_date_header_there_is_no_server_time(header):
@@ -236,17 +216,6 @@ def test_without_the_server_clock_the_window_is_on_this_machine_with_a_minute_ei
     now = datetime.now(UTC)
     assert window.bounds[0] < now < window.bounds[1]
     assert 119 < (window.bounds[1] - window.bounds[0]).total_seconds() < 125
-
-
-@pytest.mark.parametrize("record, actor", [
-    (dict(actor=dict(id="u1", display_name="A")), "u1"),  # passwords and Postgres roles
-    (dict(actor_id="u2", actor_type="User"), "u2"),  # service tokens
-    (dict(actor=None, actor_id=None), None),
-    (dict(actor=dict(display_name="no id")), None),
-    ({}, None),
-])
-def test_the_actor_of_a_record_is_its_actor_id_or_its_actor_id_field(record, actor):
-    assert actor_of(record) == actor
 
 
 def test_a_create_answer_of_another_name_is_refused_and_one_without_a_name_is_not():
