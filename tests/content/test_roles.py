@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import textwrap
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -153,37 +154,76 @@ def test_branch_environment_absent(ansible, emulator, tmp_path):
     assert emulator.writes() == []
 
 
+def capacity_example(tmp_path, index):
+    """A playbook of the README's playbooks of the section Capacity (0: MySQL, 1: PostgreSQL), as written, and a play
+    after it that asserts the role handed back no credential: capacity settings alone create none."""
+    with open(os.path.join(ROOT, "roles", "branch_environment", "README.md"), encoding="utf-8") as handle:
+        section = handle.read().split("\n## Capacity", 1)[1].split("\n## ", 1)[0]
+    path = tmp_path / ("capacity-%d.yml" % index)
+    path.write_text(re.findall(r"```yaml\n(.*?)```", section, re.S)[index] + textwrap.dedent("""
+        - name: Capacity alone hands back no credential
+          hosts: localhost
+          gather_facts: false
+          tasks:
+            - name: No connection details, no password, no role
+              ansible.builtin.assert:
+                that:
+                  - branch_environment_connection == {}
+                  - branch_environment_password == {}
+                  - branch_environment_role == {}
+                quiet: true
+        """))
+    return str(path)
+
+
 def test_branch_environment_scales_a_production_branch_for_a_launch_and_back(ansible, emulator, tmp_path):
-    """Check mode is the review (no write, the change shown), the run resizes and waits, a second run writes nothing,
-    and the same role with the old values scales back."""
+    """The README's example: check mode is the review (no write, the change shown), the run resizes and waits, a second
+    run writes nothing, and launch=false scales back. Capacity settings alone change capacity only: no password is
+    created on the production branch (its secret would be kept nowhere)."""
     emulator.settings(change_step_delay=0.2)
     base = "/organizations/acme/databases/app/branches/main"
-
-    def launch(size, vtgate_size, count):
-        return role_play(tmp_path, "branch_environment", dict(
-            branch_environment_database=DATABASE, branch_environment_name="main",
-            branch_environment_parent_branch=None, branch_environment_cluster_size=size,
-            branch_environment_vtgate=dict(size=vtgate_size, count=count)), name="%s.yml" % size)
-    up, down = launch("PS_80", "VTG_20", 4), launch("PS_40", "VTG_5", 1)
-    ansible.run(down).succeeded()  # the password of main, and the size it has
+    passwords = emulator.api("GET", base + "/passwords")["data"]
+    play = capacity_example(tmp_path, 0)
+    up, down = dict(launch=True), dict(launch=False)
+    ansible.run(play, extra_vars=down).succeeded()  # the size it has
+    assert not [write for write in emulator.writes() if write.startswith("POST")]  # no password
     emulator.clear_requests()
 
-    checked = ansible.run(up, check=True, diff=True).succeeded(changed=1)
+    checked = ansible.run(play, extra_vars=up, check=True, diff=True).succeeded(changed=1)
     assert "PS_80" in checked.output and "VTG_20" in checked.output
     assert emulator.writes() == []
 
-    ansible.run(up).succeeded(changed=1)
+    ansible.run(play, extra_vars=up).succeeded(changed=1)
     assert sorted(write.split()[0] for write in emulator.writes()) == ["PATCH", "PUT"]
     branch = emulator.api("GET", base)
     assert (branch["cluster_name"], branch["vtgate_count"]) == ("PS_80", 4)
 
     emulator.clear_requests()
-    ansible.run(up).succeeded(changed=0)
+    ansible.run(play, extra_vars=up).succeeded(changed=0)
     assert emulator.writes() == []
 
-    ansible.run(down).succeeded(changed=1)
+    ansible.run(play, extra_vars=down).succeeded(changed=1)
     branch = emulator.api("GET", base)
     assert (branch["cluster_name"], branch["vtgate_count"]) == ("PS_40", 1)
+    assert emulator.api("GET", base + "/passwords")["data"] == passwords
+
+
+def test_branch_environment_named_password_with_capacity_and_no_file(ansible, emulator, tmp_path):
+    """Naming the password asks for it, capacity settings or not; without a connection file the role says that the
+    secret is in the fact for this play only. The second run finds the password and writes nothing."""
+    play = role_play(tmp_path, "branch_environment", dict(
+        branch_environment_database=DATABASE, branch_environment_name="pr-7", branch_environment_cluster_size="PS_10",
+        branch_environment_password_name="ci"))
+    kept_nowhere = "Its secret is in the fact branch_environment_connection for this play only"
+
+    first = ansible.run(play).succeeded(changed=2)  # branch, password
+    assert kept_nowhere in first.output
+    passwords = emulator.api("GET", "/organizations/acme/databases/app/branches/pr-7/passwords")["data"]
+    assert [password["name"] for password in passwords] == ["ci"]
+
+    emulator.clear_requests()
+    second = ansible.run(play).succeeded(changed=0)
+    assert emulator.writes() == [] and kept_nowhere not in second.output
 
 
 def test_branch_environment_never_deletes_a_production_branch(ansible, emulator, tmp_path):

@@ -10,6 +10,7 @@ import json
 from urllib.parse import quote
 
 from conftest import mode, role_play
+from test_roles import capacity_example
 
 DATABASE = "pgapp"  # the emulator's seeded PostgreSQL database
 BRANCH = "/organizations/acme/databases/pgapp/branches/pr-7"
@@ -167,3 +168,23 @@ def test_postgres_absent(ansible, emulator, tmp_path):
     emulator.clear_requests()
     ansible.run(absent).succeeded(changed=0)
     assert emulator.writes() == []
+
+
+def test_postgres_capacity_alone_creates_no_role(ansible, emulator, tmp_path):
+    """The README's example: replicas and parameters alone on the production branch, one change request, no role (its
+    secret would be kept nowhere); a second run writes nothing."""
+    emulator.settings(change_step_delay=0.2)
+    main = "/organizations/acme/databases/pgapp/branches/main"
+    before = emulator.api("GET", main + "/roles")["data"]
+    play = capacity_example(tmp_path, 1)
+
+    run = ansible.run(play).succeeded(changed=1)
+    assert [write.split()[0] for write in emulator.writes()] == ["PATCH"]  # the change request, no role
+    assert "Connect to" not in run.output
+    capacity = emulator.control("GET", "/branches/acme/pgapp/main/capacity")
+    assert (capacity["replicas"], capacity["parameters"]["pgconf"]["work_mem"]) == (2, "8192"), capacity
+
+    emulator.clear_requests()
+    ansible.run(play).succeeded(changed=0)
+    assert emulator.writes() == []
+    assert emulator.api("GET", main + "/roles")["data"] == before
