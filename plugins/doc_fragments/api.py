@@ -51,6 +51,8 @@ options:
   api_timeout:
     description:
       - Seconds to wait for each answer of the API, from 1 to 86400.
+      - An answer must also arrive in full within O(api_timeout) seconds of its start, or 60 seconds where
+        O(api_timeout) is shorter, and be at most 64 MiB.
       - If not set, the environment variable E(PLANETSCALE_API_TIMEOUT) is used.
     type: int
     default: 30

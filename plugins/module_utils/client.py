@@ -10,12 +10,14 @@ phrases of its sentence are in errors.py.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json as json_module
 import os
 import random
 import re
 import socket
 import ssl
+import threading
 import time
 import traceback
 import warnings
@@ -24,6 +26,7 @@ from urllib.parse import quote, urljoin, urlsplit
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.errors import (
     ApiError,
+    bounded,
     json_kind,
     validation_errors,
 )
@@ -74,6 +77,14 @@ DEFAULT_PORTS = dict(http=80, https=443)
 # How OpenSSL reports a TLS handshake answered by a server that speaks plain HTTP on that port.
 NOT_TLS = frozenset(("WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "PACKET_LENGTH_TOO_LONG", "UNKNOWN_PROTOCOL"))
 NOT_TLS_TEXT = ("wrong version number", "record layer failure", "packet length too long", "unknown protocol")
+# An answer's body is read whole into memory, so it is bounded: at most MAX_ANSWER_BYTES (the largest answers of the
+# API, a branch's schema or a page of a list, are far smaller; lists come by pages), and in full within api_timeout
+# seconds of its head, or ANSWER_TIME_MIN where that is longer. requests applies api_timeout to each wait for a
+# byte only: a body that keeps coming, slowly or without end, would never time out.
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+ANSWER_TIME_MIN = 60.0
+ANSWER_CHUNK = 64 * 1024
+_now = time.monotonic  # the real clock, as the watchdog's waits use it (tests may move time.monotonic)
 # What requests reads from the environment at each request: a session borrowed from a pool (the in-process
 # path) is keyed by their values, so a task with other proxies or CA bundle never gets another task's session.
 SESSION_ENVIRONMENT = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy",
@@ -165,6 +176,77 @@ class _Retry(Retry):
         if retry._next_wait(response) is None:
             raise MaxRetryError(_pool, url, error)
         return retry
+
+
+class _Watch:
+    """An answer being read, and the time when the watchdog cuts its connection."""
+
+    __slots__ = ("deadline", "cut", "fired")
+
+    def __init__(self, deadline, cut):
+        self.deadline, self.cut, self.fired = deadline, cut, False
+
+    def __lt__(self, other):
+        return self.deadline < other.deadline
+
+
+class _Watchdog:
+    """Cuts the connection of an answer still arriving at its deadline, so that a read waiting on it returns.
+
+    One thread a process, started at the first answer and ended once every answer it watched is read (it looks
+    at each deadline); watch() and cancel() cost a lock each. A process forked from one with the thread starts
+    its own.
+    """
+
+    def __init__(self):
+        self._reset()
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._reset)
+
+    def _reset(self):
+        self._lock = threading.Condition(threading.Lock())
+        self._due = []  # a heap of _Watch, the earliest deadline first
+        self._thread = None
+
+    def watch(self, deadline, cut):
+        """Call cut() at deadline (on _now's clock) unless cancel() comes first."""
+        watch = _Watch(deadline, cut)
+        with self._lock:
+            heapq.heappush(self._due, watch)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="planetscale.cloud answer deadline")
+                self._thread.daemon = True
+                self._thread.start()
+            elif self._due[0] is watch:
+                self._lock.notify()
+        return watch
+
+    def cancel(self, watch):
+        with self._lock:
+            watch.cut = None
+
+    def _run(self):
+        with self._lock:
+            while True:
+                while self._due and self._due[0].cut is None:
+                    heapq.heappop(self._due)
+                if not self._due:  # nothing to watch: the thread ends, and the next watch() starts another
+                    self._thread = None
+                    return
+                left = self._due[0].deadline - _now()
+                if left > 0:
+                    self._lock.wait(left)
+                    continue
+                watch = heapq.heappop(self._due)
+                watch.fired = True
+                try:
+                    watch.cut()
+                except Exception:  # the read fails on its own then
+                    pass
+                watch.cut = None
+
+
+WATCHDOG = _Watchdog()
 
 
 class _Authorization:
@@ -340,8 +422,10 @@ class Client(Pagination):
                     warnings.simplefilter("ignore", InsecureRequestWarning)
                 # verify on each request: requests lets REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE override session.verify,
                 # which would ignore ca_path and validate_certs
-                return self.session.request(url=url, timeout=self.timeout, verify=self.session.verify,
-                                            allow_redirects=False, **sending)
+                response = self.session.request(url=url, timeout=self.timeout, verify=self.session.verify,
+                                                allow_redirects=False, stream=True, **sending)
+                self._read(method, url_path, response)
+                return response
         except requests.exceptions.SSLError as exc:
             if _speaks_no_tls(exc):
                 message = ("%s does not speak TLS on that port (%s): use an http:// URL, or the port where the "
@@ -368,6 +452,48 @@ class Client(Pagination):
                            outcome_unknown=method.upper() != "GET")
         except requests.exceptions.RequestException as exc:
             raise ApiError(method, url_path, message=self._scrub(_reason(exc)))
+
+    def _read(self, method, url_path, response):
+        """Read the answer's body whole, as requests would, but at most MAX_ANSWER_BYTES and within its time."""
+        declared = response.headers.get("Content-Length") or ""
+        if declared.isdigit() and int(declared) > MAX_ANSWER_BYTES:
+            response.close()
+            raise self._unread(method, url_path, "the answer would be %s bytes (its Content-Length), more than the %s"
+                               % (declared, _bytes(MAX_ANSWER_BYTES)))
+        seconds = max(self.timeout or 0, ANSWER_TIME_MIN)
+        deadline = _now() + seconds
+        watch = WATCHDOG.watch(deadline, lambda: _cut(response))
+        chunks, size, late = [], 0, False
+        try:
+            for chunk in response.iter_content(ANSWER_CHUNK):
+                size += len(chunk)
+                if size > MAX_ANSWER_BYTES:
+                    raise self._unread(method, url_path, "the answer goes on past %s, the most"
+                                       % _bytes(MAX_ANSWER_BYTES))
+                if _now() > deadline:
+                    late = True
+                    break
+                chunks.append(chunk)
+        except ApiError:
+            response.close()
+            raise
+        except Exception:
+            if not watch.fired:
+                raise
+        finally:
+            WATCHDOG.cancel(watch)
+        if watch.fired or late:
+            response.close()
+            raise ApiError(method, url_path, message=(
+                "the answer was still arriving after %s seconds (%d bytes so far): an answer must arrive in full "
+                "within api_timeout, or %s seconds where that is longer; stopped reading it" % (
+                    _number(seconds), size, _number(ANSWER_TIME_MIN))), outcome_unknown=method.upper() != "GET")
+        response._content = b"".join(chunks)  # what response.content reads
+
+    @staticmethod
+    def _unread(method, url_path, what):
+        return ApiError(method, url_path, message="%s the collection reads of an answer; stopped reading it" % what,
+                        outcome_unknown=method.upper() != "GET")
 
     def _redirect(self, method, url_path, response, sending, offsite):
         """Where a redirect leads and what to send there; ApiError where it must not be followed."""
@@ -398,10 +524,21 @@ class Client(Pagination):
     def delete(self, url_path, missing_ok=False):
         return self.request("DELETE", url_path, missing_ok=missing_ok)
 
-    def wrong_answer(self, message):
-        """An ApiError about the answer to the last request, naming that request."""
-        method, url_path, status = self.last or ("GET", "?", None)
+    def wrong_answer(self, message, last=None):
+        """An ApiError about the answer to the last request (or to last: method, path, status), naming that request."""
+        method, url_path, status = last or self.last or ("GET", "?", None)
         return ApiError(method, url_path, status, message=message)
+
+    def record_id(self, record, what):
+        """The id of a record the last request answered, to name it in a path; the wrong-answer ApiError where the
+        record has none (no id key, null, empty, or not a string or number): never a request for .../None."""
+        value = record.get("id") if isinstance(record, dict) else None
+        if isinstance(value, bool) or not isinstance(value, (str, int)) or str(value).strip() in ("", ".", ".."):
+            found = "it has no id key" if not isinstance(record, dict) or "id" not in record else "its id is %s" % (
+                bounded(json_module.dumps(value), 50) if isinstance(value, str) else json_kind(value))
+            raise self.wrong_answer("%s of the answer has no id to read it by (%s); the collection cannot use it"
+                                    % (what, found))
+        return value
 
     def _error(self, method, url_path, response):
         code = message = None
@@ -473,6 +610,26 @@ def secret_pattern(secret):
             variants.append(r"\\/")
         pieces.append("(?:%s)" % "|".join(variants))
     return re.compile("".join(pieces))
+
+
+def _cut(response):
+    """Shut the connection an answer arrives on (from the watchdog's thread): a read waiting on it returns at once."""
+    raw = getattr(response, "raw", None)
+    sock = getattr(getattr(raw, "connection", None), "sock", None)
+    if sock is None:  # urllib3 without the connection on the answer: http.client's socket file
+        sock = getattr(getattr(getattr(getattr(raw, "_fp", None), "fp", None), "raw", None), "_sock", None)
+    if isinstance(sock, socket.socket):
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the plain socket's: never TLS's own shutdown, from a thread
+
+
+def _bytes(count):
+    """A size in words: MiB where it is a whole number of them."""
+    mib = 1024 * 1024
+    return "%d MiB" % (count // mib) if count >= mib and count % mib == 0 else "%d bytes" % count
+
+
+def _number(seconds):
+    return "%g" % seconds
 
 
 def _reason(exc):

@@ -10,7 +10,9 @@ the Client's requests Session: its connection pool (HTTPAdapter pool_maxsize >= 
 each request in flight a connection of its own. When the server asks one of them to wait (429 or 503
 with Retry-After, or a transient status's backoff), the client's retry (_Retry.sleep) closes the
 list's Gate until then, and every thread waits at the gate before its next request, so the server is
-not asked again by the others while it said to wait.
+not asked again by the others while it said to wait. A list whose first page says it has more than
+MAX_PAGES pages fails at once, and the pages read side by side are begun a few at a time, so memory
+holds a few pages beside the items read.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import json as json_module
 import math
 import threading
 import time
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.errors import bounded, json_kind
@@ -28,6 +31,7 @@ PAGE_SIZE = 100
 PARALLEL_PAGES = 10  # pages of a list read at a time once its first page tells how many there are
 MAX_PAGES = 10000  # a list longer than this many pages is a server that never ends
 CURSOR_FIELDS = ("has_next", "has_prev", "cursor_start", "cursor_end")
+_END = object()
 
 _THREAD = threading.local()
 
@@ -64,10 +68,12 @@ def current_gate():
 
 
 def read_side_by_side(read, numbers, workers, gate=None):
-    """[(number, read(number))] in the order of numbers, read by at most workers threads at a time.
+    """Yield (number, read(number)) in the order of numbers, read by at most workers threads at a time.
 
-    The first failure (in the order of numbers) is raised once every thread has stopped; the pages
-    not yet begun are then not read.
+    Reads are begun lazily, at most 2 * workers ahead of the one yielded next, so a long list never has all
+    its pages scheduled, nor more than that many held, at once. The first failure (in the order of numbers)
+    is raised once every thread has stopped; the reads not yet begun are then not begun, as when the caller
+    stops early (closes the generator).
     """
     gate = gate or Gate()
 
@@ -79,12 +85,23 @@ def read_side_by_side(read, numbers, workers, gate=None):
         finally:
             _THREAD.gate = None
 
-    executor = ThreadPoolExecutor(max_workers=max(1, min(workers, len(numbers))))
-    futures = [executor.submit(one, number) for number in numbers]
+    numbers = iter(numbers)
+    executor = ThreadPoolExecutor(max_workers=max(1, workers))
+    pending = deque()
     try:
-        return [(number, future.result()) for number, future in zip(numbers, futures)]
+        for number in numbers:
+            pending.append((number, executor.submit(one, number)))
+            if len(pending) >= 2 * workers:
+                break
+        while pending:
+            number, future = pending.popleft()
+            result = future.result()
+            following = next(numbers, _END)
+            if following is not _END:
+                pending.append((following, executor.submit(one, following)))
+            yield number, result
     finally:
-        for future in futures:
+        for dummy, future in pending:
             future.cancel()
         executor.shutdown(wait=True)
 
@@ -105,17 +122,19 @@ class Pagination:
                                     % json_kind(wrong[0]))
         return page, data
 
-    def _unrepeated(self, seen, data, what):
-        """Refuse a page whose items are those of an earlier page: a server that would answer it forever."""
+    def _unrepeated(self, seen, data, what, last=None):
+        """Refuse a page whose items are those of an earlier page: a server that would answer it forever.
+
+        last: the request to name (as Client.last), where other threads may be sending the list's other pages."""
         if not data:
             return
         digest = hashlib.sha256(json_module.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
         if digest in seen:
             raise self.wrong_answer("%s repeats the items of an earlier page; stopped reading the list, which "
-                                    "would never end" % what)
+                                    "would never end" % what, last)
         seen.add(digest)
         if len(seen) > MAX_PAGES:
-            raise self.wrong_answer("the list goes on past %d pages; stopped reading it" % MAX_PAGES)
+            raise self.wrong_answer("the list goes on past %d pages; stopped reading it" % MAX_PAGES, last)
 
     def paginate(self, url_path, params=None, limit=None):
         """Yield every item of a page-based list to its end (at most limit items).
@@ -140,6 +159,8 @@ class Pagination:
             if limit and count >= limit:
                 return
         number = self._next_page(page, data, 1, query["per_page"], count)
+        if number is not None:
+            self._within_cap(page, query["per_page"], limit)
         pages = self._page_count(page, data, query["per_page"]) if number == 2 else None
         last = min(pages, int(math.ceil(limit / float(query["per_page"])))) if pages and limit else pages
         if last is not None and last > 2:
@@ -168,6 +189,17 @@ class Pagination:
                     return
             number = self._next_page(page, data, number, query["per_page"], count)
 
+    def _within_cap(self, first, per_page, limit):
+        """Refuse at once a list whose first page says it goes on past MAX_PAGES pages (where a limit does not
+        stop it before): a server whose list never ends, told before a page more is asked for."""
+        size = _count(first.get("per_page")) or per_page
+        total_count = _count(first.get("total_count"))
+        claimed = max(_count(first.get("total_pages")) or 0, -(-total_count // size) if total_count else 0)
+        needed = min(claimed, -(-limit // per_page)) if limit else claimed
+        if needed > MAX_PAGES:
+            raise self.wrong_answer("the list goes on past %d pages (page 1 says it has %d); stopped reading it" % (
+                MAX_PAGES, claimed))
+
     @staticmethod
     def _page_count(page, data, per_page):
         """The pages of the list as its first page tells them; None where it does not tell, or says two things."""
@@ -189,29 +221,32 @@ class Pagination:
         def read(number):
             return self._page(url_path, dict(query, page=number))
 
-        pages = read_side_by_side(read, list(range(2, last + 1)), PARALLEL_PAGES)
-        self.last = ("GET", url_path, 200)
         totals = dict((key, first.get(key)) for key in ("total_pages", "total_count"))
         ids = set(item.get("id") for item in first["data"])
         items = []
-        for number, (page, data) in pages:
-            self._unrepeated(seen, data, "page %s" % number)
-            count += len(data)
-            following = self._next_page(page, data, number, query["per_page"], count)
-            expected = number + 1 if number < last or capped else None
-            problem = None
-            if dict((key, page.get(key)) for key in totals) != totals:
-                problem = "page %s gives other totals than page 1" % number
-            elif following != expected:
-                problem = "page %s is followed by %s, not %s" % (number, following, expected)
-            elif any(item.get("id") in ids for item in data if item.get("id") is not None):
-                problem = "page %s repeats an item of an earlier page" % number
-            if problem:
-                self.debug("GET %s: the pages read side by side do not fit together (%s); reading the list again "
-                           "one page after another" % (url_path, problem))
-                return None
-            ids.update(item.get("id") for item in data)
-            items.extend(data)
+        pages = read_side_by_side(read, range(2, last + 1), PARALLEL_PAGES)
+        try:
+            for number, (page, data) in pages:
+                self._unrepeated(seen, data, "page %s" % number, ("GET", url_path, 200))
+                count += len(data)
+                following = self._next_page(page, data, number, query["per_page"], count)
+                expected = number + 1 if number < last or capped else None
+                problem = None
+                if dict((key, page.get(key)) for key in totals) != totals:
+                    problem = "page %s gives other totals than page 1" % number
+                elif following != expected:
+                    problem = "page %s is followed by %s, not %s" % (number, following, expected)
+                elif any(item.get("id") in ids for item in data if item.get("id") is not None):
+                    problem = "page %s repeats an item of an earlier page" % number
+                if problem:
+                    self.debug("GET %s: the pages read side by side do not fit together (%s); reading the list again "
+                               "one page after another" % (url_path, problem))
+                    return None
+                ids.update(item.get("id") for item in data)
+                items.extend(data)
+        finally:
+            pages.close()  # a page that does not fit (or fails) stops the reads not yet begun
+            self.last = ("GET", url_path, 200)
         return items
 
     def _next_page(self, page, data, number, per_page, count):

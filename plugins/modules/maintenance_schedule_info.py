@@ -171,8 +171,9 @@ class MaintenanceScheduleInfo(InfoModule):
             schedules = [found] if found is not None else []
         else:
             schedules = self.items(url)
-        for schedule in schedules:
-            schedule["windows"] = self.items(self.schedule(schedule["id"], "windows"))
+        ids = [self.client.record_id(schedule, "a maintenance schedule") for schedule in schedules]
+        for schedule, schedule_id in zip(schedules, ids):
+            schedule["windows"] = self.items(self.schedule(schedule_id, "windows"))
         return dict(maintenance_schedules=schedules)
 
     def schedule(self, schedule_id, *more):

@@ -118,9 +118,10 @@ class ServiceTokenInfo(InfoModule):
             tokens = self.items(tokens_url)
         tokens = [without_secrets(token) for token in tokens
                   if self.params["name"] in (None, token.get("name"))]
-        for token in tokens:
+        ids = [self.client.record_id(token, "a service token") for token in tokens]
+        for token, token_id in zip(tokens, ids):
             token.pop("service_token_accesses", None)
-            token["accesses"] = read_accesses(self.client, "%s/%s/access" % (tokens_url, token["id"]))
+            token["accesses"] = read_accesses(self.client, self.org_path("service-tokens", token_id, "access"))
         return dict(service_tokens=tokens)
 
 

@@ -6,6 +6,7 @@ runner of a module's class against it (the `run` fixture of the tests of tests/u
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -17,7 +18,10 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.base import Task
 
 
 class ScriptedServer:
-    """Answers each request with the next scripted (status, body, headers); records what it received."""
+    """Answers each request with the next scripted (status, body, headers); records what it received.
+
+    A body is JSON, or bytes as they are, or an iterator of bytes: sent chunked, chunk by chunk, for as long
+    as it yields (an answer that never ends), or as they come under the Content-Length the headers give."""
 
     def __init__(self):
         self.script = []
@@ -46,6 +50,9 @@ class ScriptedServer:
                     self.connection.shutdown(2)
                     return
                 status, payload, headers = (tuple(answer) + ({},))[:3]
+                if hasattr(payload, "__next__"):  # an iterator of bytes: a chunked body, as long as it goes on
+                    self._stream(status, payload, headers)
+                    return
                 data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 self.send_response(status)
                 for key, value in headers.items():
@@ -57,10 +64,31 @@ class ScriptedServer:
                 if status != 204:
                     self.wfile.write(data)
 
+            def _stream(self, status, chunks, headers):
+                self.send_response(status)
+                for key, value in dict({"Content-Type": "application/json"}, **headers).items():
+                    self.send_header(key, value)
+                framed = "Content-Length" not in headers
+                if framed:
+                    self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                try:
+                    for chunk in chunks:
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if framed else chunk)
+                        self.wfile.flush()
+                    if framed:
+                        self.wfile.write(b"0\r\n\r\n")
+                except OSError:  # the client stopped reading
+                    self.close_connection = True
+
             do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _answer
 
         class Counting(ThreadingHTTPServer):
             request_queue_size = 64  # connections made at once wait to be accepted (the default backlog is 5)
+
+            def handle_error(self, request, client_address):
+                if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that stopped reading: no news
+                    super().handle_error(request, client_address)
 
             def get_request(self):
                 accepted = super().get_request()

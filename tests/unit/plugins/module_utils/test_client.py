@@ -238,3 +238,49 @@ def test_ca_path_and_validate_certs_win_over_requests_ca_bundle(server, monkeypa
     server.script = [(200, {})]
     make_client(server, **options).get("/user")
     assert seen == [verify]
+
+
+def spaces(count, size=1000, pause=0.0):
+    """A body of count chunks of spaces (JSON cannot parse it), each after pause seconds: as long as the tests need,
+    and no longer, so that a client that reads it whole ends too."""
+    for dummy in range(count):
+        if pause:
+            threading.Event().wait(pause)  # time.sleep may be a test's
+        yield b" " * size
+
+
+def test_an_answer_that_never_ends_stops_at_the_size_bound_and_the_next_request_is_answered(server, monkeypatch):
+    monkeypatch.setattr(client_module, "MAX_ANSWER_BYTES", 100000)
+    server.script = [(200, spaces(10000)), (200, {"login": "ok"})]  # 10 MB: "never ends" for a bound of 100 kB
+    client = make_client(server, retries=0)
+    with pytest.raises(ApiError) as caught:
+        client.get("/user")
+    assert str(caught.value) == ("GET /user failed: the answer goes on past 100000 bytes, the most the collection "
+                                 "reads of an answer; stopped reading it.")
+    assert client.get("/user") == {"login": "ok"}
+
+
+def test_an_answer_longer_than_the_size_bound_by_its_content_length_is_not_read(server, monkeypatch):
+    monkeypatch.setattr(client_module, "MAX_ANSWER_BYTES", 2 * 1024 * 1024)
+    body = b'{"schema": "%s"}' % (b"x" * (2 * 1024 * 1024))
+    server.script = [(200, body)]
+    with pytest.raises(ApiError) as caught:
+        make_client(server, retries=0).post("/organizations/acme/databases", json={})
+    assert str(caught.value) == ("POST /organizations/acme/databases failed: the answer would be %d bytes (its "
+                                 "Content-Length), more than the 2 MiB the collection reads of an answer; stopped "
+                                 "reading it." % len(body))
+    assert caught.value.outcome_unknown  # the write's answer was not read
+
+
+@pytest.mark.parametrize("headers", [{}, {"Content-Length": "1000"}], ids=["chunked", "content-length"])
+def test_an_answer_that_keeps_coming_slowly_stops_at_the_time_bound(server, monkeypatch, headers):
+    monkeypatch.setattr(client_module, "ANSWER_TIME_MIN", 0)
+    # a byte in time for each wait of api_timeout, for 10 s; under a Content-Length one read waits for every byte,
+    # and only the client's watchdog ends it in time
+    server.script = [(200, spaces(200, size=1, pause=0.05), headers)]
+    with pytest.raises(ApiError) as caught:
+        make_client(server, retries=0, timeout=0.5).get("/user")
+    message = str(caught.value)
+    assert message.startswith("GET /user failed: the answer was still arriving after 0.5 seconds (")
+    assert message.endswith("bytes so far): an answer must arrive in full within api_timeout, or 0 seconds where "
+                            "that is longer; stopped reading it.")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from ansible_collections.planetscale.cloud.plugins.module_utils import pagination as pagination_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, Client
 
 # After the scripted answers, a refusal: a client that keeps asking ends here instead of looping forever.
@@ -42,6 +43,25 @@ def test_a_lean_envelope_without_current_page_or_totals_is_walked_by_next_page(s
                      (200, {"type": "list", "next_page": None, "prev_page": 2, "data": records(200, 7)})]
     assert walk(server) == ids(0, 207)
     assert pages_asked(server) == ["1", "2", "3"]
+
+
+@pytest.mark.parametrize("totals", [dict(total_pages=500), dict(total_count=50000), dict(total_pages=500, total_count=7)])
+def test_a_list_whose_first_page_says_it_goes_on_past_the_cap_fails_at_once(server, monkeypatch, totals):
+    # the cap made small so that the client from before, which read every page it was told of, fails in a moment
+    monkeypatch.setattr(pagination_module, "MAX_PAGES", 50)
+    server.script = [(200, dict(data=records(0, 100), per_page=100, next_page=2, **totals))]
+    with pytest.raises(ApiError) as caught:
+        walk(server)
+    assert str(caught.value) == ("GET /teams failed with HTTP 200: the list goes on past 50 pages (page 1 says it "
+                                 "has 500); stopped reading it.")
+    assert pages_asked(server) == ["1"]
+
+
+def test_a_limit_within_the_cap_reads_a_list_that_says_it_goes_on_past_it(server):
+    server.script = [(200, dict(data=records(0, 100), per_page=100, total_pages=10000000, next_page=2)),
+                     (200, dict(data=records(100, 100), per_page=100, total_pages=10000000, next_page=3))]
+    assert walk(server, limit=150) == ids(0, 150)
+    assert pages_asked(server) == ["1", "2"]
 
 
 def test_a_bare_list_continues_while_pages_come_back_full(server):

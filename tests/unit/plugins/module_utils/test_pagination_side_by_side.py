@@ -6,6 +6,7 @@ another where the pages do not fit together. Counted at a real server, never tim
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 import time
@@ -14,7 +15,7 @@ import pytest
 
 from ansible_collections.planetscale.cloud.plugins.module_utils import pagination as pagination_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, Client
-from ansible_collections.planetscale.cloud.plugins.module_utils.pagination import PARALLEL_PAGES
+from ansible_collections.planetscale.cloud.plugins.module_utils.pagination import PARALLEL_PAGES, read_side_by_side
 
 
 class Listing:
@@ -196,3 +197,17 @@ def test_a_rate_limit_holds_every_thread_at_the_gate(server, monkeypatch):
     assert gate.holds == 1
     waiting = set(name for name, seconds in gate.waits)
     assert len(waiting) >= 2  # the thread that was refused, and at least one other before its next page
+
+
+def test_pages_read_side_by_side_are_begun_a_few_at_a_time_and_no_more_once_the_reader_stops():
+    begun = []
+
+    def numbers():  # as many pages as a list may claim
+        for number in itertools.count(2):
+            begun.append(number)
+            yield number
+
+    reads = read_side_by_side(lambda number: number * 10, numbers(), 3)
+    assert list(itertools.islice(reads, 5)) == [(number, number * 10) for number in range(2, 7)]
+    reads.close()
+    assert len(begun) <= 5 + 2 * 3  # the pages read, and at most twice the threads' number ahead of them

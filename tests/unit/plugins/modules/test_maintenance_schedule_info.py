@@ -73,3 +73,16 @@ def test_an_id_that_is_not_a_name_is_refused_before_any_request(server, run):
     with pytest.raises(ModuleFailure) as caught:
         run(id="../x")
     assert caught.value.msg == "id must be a name, not '../x'." and server.requests == []
+
+
+@pytest.mark.parametrize("the_id, found", [(KeyError, "it has no id key"), (None, "its id is null"),
+                                           ("", 'its id is ""'), (["s2"], "its id is a list")])
+def test_a_schedule_without_an_id_is_a_wrong_answer_and_no_windows_are_asked_for(server, run, the_id, found):
+    second = dict((key, value) for key, value in schedule(the_id).items() if the_id is not KeyError or key != "id")
+    server.script = [page([schedule("s1"), second])]
+    server.default = page([])  # windows for whoever asks
+    with pytest.raises(ModuleFailure) as caught:
+        run()
+    assert caught.value.msg == ("GET %s failed with HTTP 200: a maintenance schedule of the answer has no id to read it "
+                                "by (%s); the collection cannot use it." % (LIST[len("/v1"):], found))
+    assert [r["path"] for r in server.requests] == [LIST]

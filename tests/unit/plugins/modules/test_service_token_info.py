@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
 
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.modules.service_token_info import ServiceTokenInfo
 
 URL = "/v1/organizations/acme/service-tokens"
@@ -52,3 +54,15 @@ def test_accesses_in_the_flat_shape_of_the_token_record_are_read_too(server, run
     server.script = [(200, dict(data=[token(1)])), (200, dict(data=[flat, org_wide]))]
     assert run()["service_tokens"][0]["accesses"] == [dict(access=["read_organization"]),
                                                       dict(database="logs", access=["read_branch"])]
+
+
+def test_a_token_whose_id_is_null_or_a_path_is_a_wrong_answer_and_its_accesses_are_not_asked_for(server, run):
+    for the_id, found in ((None, "its id is null"), ("..", 'its id is ".."')):
+        server.requests.clear()
+        server.script = [(200, dict(data=[token(1), dict(token(2), id=the_id)]))]
+        server.default = (200, dict(data=[]))
+        with pytest.raises(ModuleFailure) as caught:
+            run()
+        assert caught.value.msg == ("GET %s failed with HTTP 200: a service token of the answer has no id to read it by "
+                                    "(%s); the collection cannot use it." % (URL[len("/v1"):], found))
+        assert [r["path"] for r in server.requests] == [URL]
