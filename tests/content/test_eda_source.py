@@ -6,9 +6,14 @@ driven as ansible-rulebook drives a source: its main(queue, args) runs in an eve
 asyncio queue, and each event it puts there is what a rulebook's rules see.
 
 The emulator's webhooks send real deliveries to it (the test delivery, a deploy request reaching pending_cutover),
-signed with the webhook's secret: they reach the queue. Requests without a signature, with a wrong one, a real
-delivery of another webhook replayed with its own (other) signature, a body changed under a signature, oversized
-bodies (with and without a length) and bodies that are not JSON objects are refused, and none is queued.
+signed with the webhook's secret: they reach the queue, without their signature. Requests without a signature, with a
+wrong one, a real delivery of another webhook replayed with its own (other) signature, a body changed under a
+signature, oversized bodies (with and without a length), bodies that are not JSON objects, a delivery accepted once and
+sent again, and deliveries dated outside max_delivery_age are refused, and none is queued.
+
+Nobody needs the secret to open a connection: connections that send part of a request and go silent are answered 408
+and closed after request_timeout; beyond max_connections the oldest of them makes way for a new one, and when every
+connection is being answered a new one is refused at once; running out of file descriptors is logged once.
 
 Then ansible-rulebook itself (in build/rulebook, `make setup-rulebook`; it needs a Java runtime) runs the rulebook the
 collection ships, extensions/eda/rulebooks/cutover.yml: a deploy request that reaches pending_cutover is cut over by
@@ -28,8 +33,11 @@ import shutil
 import socket
 import ssl
 import subprocess
+import sys
+import textwrap
 import threading
 import time
+from datetime import datetime, timezone
 
 import pytest
 import yaml
@@ -73,16 +81,67 @@ def sign(secret, body):
     return hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
 
 
+def delivery(event="branch.ready", **fields):
+    """A delivery's body as the platform sends it (compact JSON, dated now in seconds unless fields say otherwise)."""
+    body = dict(timestamp=int(time.time()), event=event, organization="acme", database="app",
+                resource=dict(name="main"))
+    body.update(fields)
+    return json.dumps(dict((k, v) for k, v in body.items() if v is not None), separators=(",", ":")).encode()
+
+
+def stalled(port, data):
+    """A connection that sends data (a part of a request, or nothing) and then nothing more."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    if data:
+        sock.sendall(data)
+    return sock
+
+
+def answer_of(sock, timeout=8):
+    """What the server sends on a connection until it closes it; None when it is still open after timeout seconds."""
+    sock.settimeout(timeout)
+    data = b""
+    try:
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return data
+            data += chunk
+    except socket.timeout:
+        return None
+    except ConnectionResetError:
+        return data
+    finally:
+        sock.close()
+
+
+PARTIAL_HEAD = b"POST /planetscale HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl"
+HEAD = b"POST /planetscale HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+
+
+class Queue(asyncio.Queue):
+    """asyncio's queue that counts the events waiting to be put on it (when it is full)."""
+
+    waiting = 0
+
+    async def put(self, item):
+        self.waiting += 1
+        try:
+            await super().put(item)
+        finally:
+            self.waiting -= 1
+
+
 class RunningSource:
     """main(queue, args) of the source in an event loop of a thread of its own, as ansible-rulebook runs it."""
 
-    def __init__(self, **args):
+    def __init__(self, queue_size=0, **args):
         self.port = args.setdefault("port", free_port())
         args.setdefault("host", "127.0.0.1")
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
-        self.queue = self.call(self._queue())
+        self.queue = self.call(self._queue(queue_size))  # ansible-rulebook gives a source a queue of size 1
         self.task = self.call(self._start(load_source().main(self.queue, args)))
         if not listening(self.port, time.monotonic() + 10):
             self.stop()
@@ -90,8 +149,8 @@ class RunningSource:
         self.url = "http://127.0.0.1:%d/planetscale" % self.port
 
     @staticmethod
-    async def _queue():
-        return asyncio.Queue()
+    async def _queue(size):
+        return Queue(size)
 
     @staticmethod
     async def _start(coroutine):
@@ -116,6 +175,12 @@ class RunningSource:
         async def size():
             return self.queue.qsize()
         return self.call(size())
+
+    def putting(self):
+        """How many events wait to be put on the queue."""
+        async def count():
+            return self.queue.waiting
+        return self.call(count())
 
     def post(self, body, headers=None, chunked=False, method="POST", ca_file=None):
         """Send a request (over HTTPS trusting ca_file, when given); its status."""
@@ -176,8 +241,11 @@ def test_the_emulators_signed_deliveries_reach_the_queue(emulator):
         assert event["payload"]["event"] == "webhook.test"
         assert event["payload"]["resource"]["id"] == hook["id"] and not event["payload"]["resource"].get("secret")
         assert event["meta"]["endpoint"] == "planetscale"
-        assert event["meta"]["headers"][SIGNATURE] == sign(hook["secret"], json.dumps(
-            event["payload"], separators=(",", ":")).encode())
+        assert event["meta"]["headers"]["Content-Type"] == "application/json"
+        # whoever reads the events cannot send the delivery again: its signature is not among them
+        assert SIGNATURE.lower() not in [name.lower() for name in event["meta"]["headers"]]
+        assert sign(hook["secret"], json.dumps(event["payload"], separators=(",", ":")).encode()) not in json.dumps(
+            event)
 
         number = pending_cutover(emulator, "gated")
         deadline = time.monotonic() + 30
@@ -261,9 +329,197 @@ def test_unsigned_wrongly_signed_replayed_and_oversized_requests_are_refused_and
         # the same body signed with this source's secret is taken: the refusals were for their signatures
         assert source.post(body, {SIGNATURE: sign(ours["secret"], body).upper()}) == 200
         assert source.get(5)["payload"] == json.loads(body) and source.waiting() == 0
+        # taken once: the same delivery sent again (as the platform signed it) is refused
+        assert source.post(body, {SIGNATURE: sign(ours["secret"], body)}) == 409
+        assert source.waiting() == 0
     finally:
         source.stop()
         recorder.close()
+
+
+def iso(seconds):
+    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def test_a_delivery_is_taken_once_and_only_while_its_timestamp_is_recent():
+    """Deliveries dated in seconds (as the emulator sends them) or in ISO 8601, within max_delivery_age (300 seconds
+    by default) of now, before or after, are taken, each once; older ones, ones dated further ahead, and ones without
+    a readable timestamp are refused; no event carries the signature or the request's credentials."""
+    secret = "a webhook secret"
+    source = RunningSource(secret=secret)
+    narrow = RunningSource(secret=secret, max_delivery_age=30)
+    now = time.time()
+    bodies = dict(
+        now=delivery(),
+        iso_a_minute_ago=delivery("deploy_request.opened", timestamp=iso(now - 60)),
+        two_minutes_ahead=delivery("deploy_request.queued", timestamp=int(now + 120)),
+        thirty_days_old=delivery("deploy_request.closed", timestamp=int(now - 30 * 86400)),
+        iso_thirty_days_old=delivery("deploy_request.closed", timestamp=iso(now - 30 * 86400)),
+        an_hour_ahead=delivery("deploy_request.errored", timestamp=int(now + 3600)),
+        undated=delivery("deploy_request.reverted", timestamp=None),
+        unreadable=delivery("deploy_request.reverted", timestamp="yesterday"),
+    )
+    try:
+        answers = dict((name, source.post(body, {SIGNATURE: sign(secret, body), "Authorization": "Basic dXNlcjpwdw=="}))
+                       for name, body in bodies.items())
+        assert answers == dict(now=200, iso_a_minute_ago=200, two_minutes_ahead=200, thirty_days_old=400,
+                               iso_thirty_days_old=400, an_hour_ahead=400, undated=400, unreadable=400)
+        events = [source.get(5) for unused in range(3)]
+        assert [event["payload"]["event"] for event in events] == [
+            "branch.ready", "deploy_request.opened", "deploy_request.queued"]
+        for event in events:
+            assert not set(event["meta"]["headers"]) & {SIGNATURE, "Authorization"}, event["meta"]["headers"]
+        # each of them sent again (a replay of what an event's reader saw) is refused, however often
+        assert [source.post(bodies[name], {SIGNATURE: sign(secret, bodies[name])}) for name in
+                ("now", "now", "iso_a_minute_ago", "two_minutes_ahead")] == [409, 409, 409, 409]
+        assert source.waiting() == 0
+        # the window is an option: a minute old is too old for 30 seconds
+        assert narrow.post(bodies["iso_a_minute_ago"], {SIGNATURE: sign(secret, bodies["iso_a_minute_ago"])}) == 400
+        assert narrow.post(bodies["now"], {SIGNATURE: sign(secret, bodies["now"])}) == 200
+        assert narrow.get(5)["payload"] == json.loads(bodies["now"]) and narrow.waiting() == 0
+    finally:
+        source.stop()
+        narrow.stop()
+
+
+def test_the_deliveries_remembered_leave_with_their_window_and_are_at_most_a_bound():
+    accepted = load_source().Accepted(300, limit=3)
+    now = time.time()
+    assert [accepted.take(b"delivery %d" % i, now - 200, now) for i in range(3)] == [None, None, None]
+    assert accepted.take(b"delivery 3", now, now)[0] == 503  # full: refused, not forgotten to make room
+    assert accepted.take(b"delivery 0", now - 200, now)[0] == 409
+    later = now + 101  # the three leave the window
+    assert accepted.take(b"delivery 0", now - 200, later)[0] == 400  # too old now, whether remembered or not
+    assert accepted.take(b"delivery 3", later, later) is None and len(accepted.until) == 1
+
+
+def test_a_request_that_does_not_arrive_within_request_timeout_is_answered_408_and_closed():
+    secret = "a webhook secret"
+    source = RunningSource(secret=secret, request_timeout=1)
+    try:
+        started = time.monotonic()
+        connections = dict(silent=stalled(source.port, b""), partial_head=stalled(source.port, PARTIAL_HEAD),
+                           head_and_partial_body=stalled(source.port, HEAD % 200 + b'{"event":"branch.re'))
+        answers = dict((name, answer_of(sock)) for name, sock in connections.items())
+        assert all(answer and answer.startswith(b"HTTP/1.1 408 ") for answer in answers.values()), answers
+        assert time.monotonic() - started >= 0.9  # not before request_timeout
+        assert source.waiting() == 0
+        body = delivery()
+        assert source.post(body, {SIGNATURE: sign(secret, body)}) == 200
+        assert source.get(5)["payload"]["event"] == "branch.ready"
+    finally:
+        source.stop()
+
+
+def test_beyond_max_connections_the_oldest_stalled_connection_makes_way_and_a_delivery_is_served():
+    """request_timeout is long here: the stalled connections that are closed are closed to make way."""
+    secret = "a webhook secret"
+    source = RunningSource(secret=secret, request_timeout=60, max_connections=5)
+    stalls = []
+    try:
+        for data in (PARTIAL_HEAD, b"", HEAD % 200, PARTIAL_HEAD, PARTIAL_HEAD):
+            stalls.append(stalled(source.port, data))
+            time.sleep(0.1)  # accepted in this order
+        time.sleep(0.3)
+        stalls.append(stalled(source.port, PARTIAL_HEAD))  # a sixth: the first makes way
+        assert (answer_of(stalls[0]) or b"").startswith(b"HTTP/1.1 408 ")
+        body = delivery()
+        assert source.post(body, {SIGNATURE: sign(secret, body)}) == 200  # a seventh: the second makes way
+        assert source.get(5)["payload"] == json.loads(body)
+        assert (answer_of(stalls[1]) or b"").startswith(b"HTTP/1.1 408 ")
+        stalls[3].settimeout(0.5)
+        with pytest.raises(socket.timeout):  # the others still have their time
+            stalls[3].recv(100)
+    finally:
+        for sock in stalls:
+            sock.close()
+        source.stop()
+
+
+def test_when_every_connection_is_being_answered_one_more_is_refused_at_once():
+    """With ansible-rulebook's queue of one event, deliveries wait until the rules take the one before; with
+    max_connections of them waiting, one more connection is answered 503 (not held) and the waiting ones are served."""
+    secret = "a webhook secret"
+    source = RunningSource(secret=secret, max_connections=2, queue_size=1)
+    bodies = [delivery("deploy_request.%s" % state) for state in ("opened", "queued", "in_progress", "closed")]
+    try:
+        assert source.post(bodies[0], {SIGNATURE: sign(secret, bodies[0])}) == 200  # the queue is full
+        answers = {}
+        waiting = [threading.Thread(target=lambda i=i: answers.__setitem__(i, source.post(
+            bodies[i], {SIGNATURE: sign(secret, bodies[i])}))) for i in (1, 2)]
+        for thread in waiting:
+            thread.start()
+        deadline = time.monotonic() + 10
+        while source.putting() < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert source.putting() == 2 and answers == {}  # both wait for the queue
+        assert source.post(bodies[3], {SIGNATURE: sign(secret, bodies[3])}) == 503
+        events = [source.get(5)["payload"]["event"] for unused in range(3)]
+        for thread in waiting:
+            thread.join(10)
+        assert answers == {1: 200, 2: 200}
+        assert sorted(events) == sorted(json.loads(body)["event"] for body in bodies[:3])
+        assert source.post(bodies[3], {SIGNATURE: sign(secret, bodies[3])}) == 200  # refused, not taken: now it is
+        assert source.get(5)["payload"]["event"] == "deploy_request.closed"
+    finally:
+        source.stop()
+
+
+RUN_SOURCE = textwrap.dedent("""\
+    import asyncio, importlib.util, logging, os, resource, sys
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+    spec = importlib.util.spec_from_file_location("webhook", sys.argv[1])
+    source = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(source)
+
+    async def run():
+        queue = asyncio.Queue()
+        task = asyncio.ensure_future(source.main(queue, dict(host="127.0.0.1", port=int(sys.argv[2]), secret="s",
+                                                             request_timeout=1, max_connections=1000)))
+        await asyncio.sleep(0.5)
+        spare = 20  # descriptors left for connections: fewer than the test opens
+        resource.setrlimit(resource.RLIMIT_NOFILE, (len(os.listdir("/proc/self/fd")) + spare,
+                                                    resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+        print("limited", flush=True)
+        while True:
+            event = await queue.get()
+            print("event", event["payload"]["event"], flush=True)
+
+    asyncio.run(run())
+    """)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts its descriptors in /proc/self/fd")
+def test_running_out_of_file_descriptors_is_logged_once_and_the_source_recovers(tmp_path):
+    """The source in a process of its own, its limit of open files 20 above what it has open: 30 stalled connections
+    use them up, asyncio cannot accept the others; the source says so once, and once they time out it serves a
+    delivery."""
+    port = free_port()
+    log = open(str(tmp_path / "source.log"), "w+", encoding="utf-8")  # pylint: disable=consider-using-with
+    process = subprocess.Popen([sys.executable, "-c", RUN_SOURCE, SOURCE, str(port)], stdout=subprocess.PIPE,
+                               stderr=log, text=True)
+    stalls = []
+    try:
+        assert process.stdout.readline().strip() == "limited", open(log.name, encoding="utf-8").read()[-3000:]
+        stalls = [stalled(port, PARTIAL_HEAD) for unused in range(30)]
+        for sock in stalls:
+            answer = answer_of(sock)
+            assert answer and answer.startswith(b"HTTP/1.1 408 "), answer
+        body = delivery()
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.request("POST", "/planetscale", body=body, headers={SIGNATURE: sign("s", body)})
+        assert connection.getresponse().status == 200
+        connection.close()
+        assert process.stdout.readline().strip() == "event branch.ready"
+    finally:
+        for sock in stalls:
+            sock.close()
+        process.terminate()
+        process.wait(10)
+        log.close()
+    output = open(log.name, encoding="utf-8").read()
+    assert output.count("out of file descriptors") == 1, output[-3000:]
+    assert "Traceback" not in output and "Too many open files" in output, output[-3000:]
 
 
 @pytest.mark.parametrize("args, message", [
@@ -274,19 +530,22 @@ def test_unsigned_wrongly_signed_replayed_and_oversized_requests_are_refused_and
     (dict(port=0, secret="s3cret-value"), "port must be a whole number of at least 1"),
     (dict(port=70000, secret="s3cret-value"), "port must be at most 65535"),
     (dict(port=5000, secret="s3cret-value", max_body_size=-1), "max_body_size must be a whole number of at least 1"),
+    (dict(port=5000, secret="s3cret-value", max_delivery_age=0), "max_delivery_age must be a whole number of at least"),
+    (dict(port=5000, secret="s3cret-value", request_timeout="soon"), "request_timeout must be a whole number"),
+    (dict(port=5000, secret="s3cret-value", max_connections=0), "max_connections must be a whole number of at least"),
     (dict(port=5000, secret="s3cret-value", keyfile="server.key"), "keyfile needs certfile"),
     (dict(port=5000, secret="s3cret-value", certfile="/nonexistent/server.crt"), "cannot serve HTTPS with certfile"),
 ])
 def test_bad_arguments_fail_before_anything_listens(args, message):
     with pytest.raises(ValueError) as error:
-        asyncio.run(load_source().main(asyncio.Queue(), args))
+        asyncio.run(asyncio.wait_for(load_source().main(asyncio.Queue(), args), 10))  # never listens for ever
     assert message in str(error.value) and "s3cret-value" not in str(error.value)
 
 
 def test_with_a_certificate_the_source_serves_https_only(emulator):
     """certfile and keyfile (the emulator's data plane certificate for 127.0.0.1, from its CA)."""
     secret = "a webhook secret"
-    body = json.dumps(dict(event="branch.ready", organization="acme", database="app")).encode()
+    body = delivery()
     source = RunningSource(secret=secret, certfile=os.path.join(emulator.cert_dir, "server.crt"),
                            keyfile=os.path.join(emulator.cert_dir, "server.key"))
     try:
