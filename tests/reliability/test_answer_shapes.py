@@ -89,3 +89,29 @@ def test_a_record_that_is_no_record_is_not_written_after(emulator, ansible, figu
     figures["faults_reported"] += 1
     _failed_with(run.result(name), "GET /organizations/acme/databases/app/branches/main", "not a branch record")
     assert [entry for entry in emulator.requests() if entry["method"] != "GET"] == []
+
+
+SCHEDULES = "/v1/organizations/acme/databases/app/maintenance-schedules"
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in_process", "module"])
+def test_a_list_past_the_cap_and_a_record_without_an_id_are_sentences_with_no_request_after(
+        emulator, ansible, figures, in_process):
+    """A first page that says the list has ten million pages fails at once (issue 43, defect 10); a schedule of the
+    answer with a null id is the wrong-answer sentence, never a read of .../None/windows (defect 13)."""
+    endless = dict(data=[dict(id="s%d" % n) for n in range(100)], current_page=1, next_page=2, total_pages=10000000)
+    emulator.faults(dict(method="GET", path=SCHEDULES + "$", status=200, body="json", value=endless, times=1),
+                    dict(method="GET", path=SCHEDULES + "$", status=200, body="json",
+                         value=dict(data=[dict(id=None, name="nightly")]), times=1))
+    emulator.clear_requests()
+    tasks = [{"name": name, "ignore_errors": True, FQCN + "maintenance_schedule_info": dict(database="app")}
+             for name in ("List schedules that claim ten million pages", "List a schedule without an id")]
+    run = _run(emulator, ansible, "list past the cap, record without id", tasks, in_process)
+    figures["faults_injected"] += 2
+    figures["faults_reported"] += 2
+    _failed_with(run.result(tasks[0]["name"]), "GET /organizations/acme/databases/app/maintenance-schedules",
+                 "the list goes on past 10000 pages")
+    _failed_with(run.result(tasks[1]["name"]), "GET /organizations/acme/databases/app/maintenance-schedules",
+                 "a maintenance schedule of the answer has no id")
+    paths = [entry["path"] for entry in emulator.requests()]
+    assert paths.count(SCHEDULES) == 2 and not [path for path in paths if path.startswith(SCHEDULES + "/")], paths
