@@ -371,7 +371,12 @@ async def create_password(
     database: str, branch: str, call: OrgCall, body: Annotated[PasswordCreate | None, Body()] = None
 ):
     created = call.world.create_password(call.org, database, branch, body or PasswordCreate(), call.who)
-    return call.reply(created, 201)
+    answer = call.reply(created, 201)
+    if not call.world.settings.lean_write_answers:
+        return answer
+    lean = json.loads(answer.body)  # the platform's recorded create answer (a read-only region's) has no username
+    lean.pop("username", None)
+    return Response(json.dumps(lean), 201, media_type="application/json")
 
 
 @router.get(PASSWORD)

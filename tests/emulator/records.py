@@ -107,7 +107,8 @@ class Settings(BaseModel):
     type_keys: bool = Field(False, description='records carry "type" ("Branch", "Region", ...)')
     lean_write_answers: bool = Field(
         False, description="a deploy request's close, deploy and cancel answers carry only id, number and "
-        "deployment.state (no state, no deployment_state), as the platform's recorded answers do")
+        "deployment.state (no state, no deployment_state), and a password's create answer no username, as the "
+        "platform's recorded answers do")
     zero_times: bool = Field(
         False, description="a webhook that has sent nothing has last_sent_at 0001-01-01T00:00:00.000Z (the zero "
         "time the platform writes), not null")

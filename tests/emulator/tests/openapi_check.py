@@ -48,6 +48,7 @@ METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
 ENVELOPE_TOTALS = {"current_page", "total_count", "total_pages"}
 LEAN_WRITES = re.compile(r"^(PATCH /v1/.*/deploy-requests/\d+|POST /v1/.*/deploy-requests/\d+/(deploy|cancel))$")
+LEAN_PASSWORD_CREATE = re.compile(r"^POST /v1/.*/branches/[^/]+/passwords$")
 # the answers that carry database records (a list or one): the recorded_databases setting leaves out ready and kind
 DATABASE_PATH = re.compile(r"/v1/organizations/[^/]+/databases(/[^/]+)?/?$")
 # success statuses an operation does not declare that the platform answers under a setting
@@ -264,6 +265,9 @@ class PublishedApi:
             return True
         if settings.get("lean_write_answers") and LEAN_WRITES.search(f"{exchange.method} {exchange.path}"):
             return True  # a deploy request's close, deploy or cancel answered with the recorded lean body
+        if settings.get("lean_write_answers") and missing == "username" and LEAN_PASSWORD_CREATE.search(
+                f"{exchange.method} {exchange.path}"):
+            return True  # a password's create answered without username, as a recorded answer of the platform
         if missing in ("ready", "kind") and settings.get("recorded_databases", False):
             return DATABASE_PATH.match(exchange.path) is not None
         if settings.get("recorded_capacity", False) and (missing.startswith("vtgate_") or missing == "replicas"):
