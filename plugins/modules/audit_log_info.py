@@ -15,9 +15,13 @@ description:
     (RV(events[].audit_action) such as V(service_token.created) or V(organization_membership.deleted)), to what
     (RV(events[].target_type), RV(events[].target_display_name)) and when (RV(events[].created_at)).
   - The log is cursor-based. By default every event is returned, every page read.
-  - The API filters neither by time nor by action, so O(since), O(until) and O(events) are applied by the module to the
-    pages it reads. Walking forward (the default, or with O(starting_after)), it stops at the first event older than
-    O(since), since the rest of the log is older still; those pages are not read.
+  - The platform filters by action, as its CLI does (C(pscale audit-log list --action)). When every entry of O(events)
+    is an action's whole name, the module asks for those actions only (C(filters[]=audit_action:<action>)) and reads
+    only their pages. A wildcard cannot be sent, so with one the module reads every page and keeps the matching
+    events itself.
+  - The API does not filter by time, so O(since) and O(until) are applied by the module to the pages it reads. Walking
+    forward (the default, or with O(starting_after)), it stops at the first event older than O(since), since the rest
+    of the log is older still; those pages are not read.
   - An event whose RV(events[].created_at) is missing or cannot be read (or placed in the years 1 to 9999 in UTC)
     cannot be placed in the window of O(since) and O(until). It is returned rather than dropped, and one warning
     counts such events and names their IDs.
@@ -42,6 +46,19 @@ options:
     description:
       - Only events whose C(audit_action) matches one of these, such as V(service_token.created). Shell-style
         wildcards match several, such as V(service_token.*) or V(*.deleted).
+      - When every entry is a whole name, the platform filters the log and only the pages of those actions are read;
+        a wildcard makes the module read every page (to O(since)) and filter them itself.
+      - The actions of credentials and members seen on the platform (its audit log documentation lists those of every
+        type; the P(planetscale.cloud.access_review#role) role matches them by wildcard, so that an action not listed
+        here is never missed) are
+        V(database_branch_password.created), V(database_branch_password.updated),
+        V(database_branch_password.deleted), V(database_branch_password.renewed),
+        V(database_branch_password.password_leaked), V(database_branch_password.updated_ip_restrictions),
+        V(database_branch_role.created), V(database_branch_role.updated), V(database_branch_role.deleted),
+        V(database_branch_role.renewed), V(service_token.created), V(service_token.updated),
+        V(service_token.deleted), V(service_token.granted_access), V(organization_membership.created),
+        V(organization_membership.updated), V(organization_membership.deleted), V(team_membership.created) and
+        V(team_membership.deleted).
     type: list
     elements: str
   limit:
@@ -77,6 +94,12 @@ EXAMPLES = r"""
       - service_token.*
       - organization_membership.*
   register: audit
+
+- name: Read the service tokens created or deleted this week (the platform filters the log)
+  planetscale.cloud.audit_log_info:
+    organization: acme
+    since: 7d
+    events: [service_token.created, service_token.deleted]
 
 - name: Read the deletions of November 2026
   planetscale.cloud.audit_log_info:
@@ -241,12 +264,22 @@ class AuditLogInfo(InfoModule):
             self.unplaced.append(str(event.get("id")))
         return in_window and named, older
 
+    def server_filters(self):
+        """The platform's filter of the actions (filters[]=audit_action:<action>, repeatable), when every entry of
+        events is a whole name; None with a wildcard, which only this module can apply (it applies all of them again,
+        which costs nothing)."""
+        patterns = self.params["events"]
+        if not patterns or any(char in pattern for pattern in patterns for char in "*?["):
+            return None
+        return {"filters[]": ["audit_action:%s" % pattern for pattern in patterns]}
+
     def run(self):
         forward = self.params["ending_before"] is None
         filtered = bool(self.since or self.until or self.params["events"])
         pages, found = [], []
         walk = self.client.paginate_cursor(
-            self.org_path("audit-log"), limit=None if filtered else self.params["limit"], pages=pages,
+            self.org_path("audit-log"), self.server_filters(), limit=None if filtered else self.params["limit"],
+            pages=pages,
             starting_after=self.params["starting_after"], ending_before=self.params["ending_before"])
         for event in walk:
             keep, older = self.kept(event)

@@ -32,8 +32,10 @@ async def update_organization(body: OrganizationSettingsUpdate, call: OrgCall):
 
 @router.get(ORG + "/audit-log")
 async def list_audit_logs(call: OrgCall, limit: int = Query(25, ge=1, le=100), starting_after: str | None = None,
-                          ending_before: str | None = None):
-    return call.reply(call.world.audit_log(call.org, limit, starting_after, ending_before))
+                          ending_before: str | None = None,
+                          filters: list[str] = Query([], alias="filters[]")):
+    """filters[]=audit_action:<action> (repeatable) keeps the events of those actions, as the platform does."""
+    return call.reply(call.world.audit_log(call.org, limit, starting_after, ending_before, filters))
 
 
 @control.post("/audit-log/{organization}")

@@ -9,7 +9,8 @@ the action (``audit_action`` such as ``database_branch_password.created``, ``act
 ``deleted``/``renewed``) and when (the emulator clock). A secret is never recorded.
 
 ``GET .../audit-log`` answers them newest first, cursor-paged (``starting_after``/``ending_before``, ``limit``
-1..100). Organization settings: ``billing_email``, ``idp_managed_roles``, ``invoice_budget_amount`` (a string in
+1..100), only those of the actions ``filters[]=audit_action:<action>`` names when given (repeatable; what the
+platform's Go client and ``pscale audit-log list --action`` send, though the published OpenAPI does not declare it). Organization settings: ``billing_email``, ``idp_managed_roles``, ``invoice_budget_amount`` (a string in
 the answers, an integer in ``PATCH``), seeded ``billing@<organization>.test``, ``false``, ``"0"``.
 
 Mixed into state.World: every public method runs under its lock.
@@ -177,11 +178,18 @@ class AuditLog:
     # ------------------------------------------------------------ the audit log
 
     @locked
-    def audit_log(self, org: OrgRecord, limit: int, starting_after: str | None,
-                  ending_before: str | None) -> CursorPage[AuditLogEntry]:
-        """Newest first; starting_after / ending_before name an event id of the previous page."""
+    def audit_log(self, org: OrgRecord, limit: int, starting_after: str | None, ending_before: str | None,
+                  filters: list[str] | None = None) -> CursorPage[AuditLogEntry]:
+        """Newest first; starting_after / ending_before name an event id of the previous page. filters: the
+        platform's ``filters[]`` (``audit_action:<action>``, repeatable): only events of one of those actions."""
         if starting_after is not None and ending_before is not None:
             raise invalid_params("Give starting_after or ending_before, not both")
+        actions = set()
+        for entry in filters or []:
+            kind, _, value = entry.partition(":")
+            if kind != "audit_action" or not value:
+                raise invalid_params(f"filters[]: {entry!r} is not audit_action:<action>")
+            actions.add(value)
         events = list(reversed(self.org_settings(org).events))
         ids = [event.id for event in events]
 
@@ -189,16 +197,23 @@ class AuditLog:
             if cursor not in ids:
                 raise invalid_params(f"{name}: no audit log event with id {cursor!r}")
             return ids.index(cursor)
+        # the cursor is any event's id; the page holds the events the filters keep from there on
+        kept = [n for n, event in enumerate(events) if not actions or event.audit_action in actions]
         if starting_after is not None:
-            start = position(starting_after, "starting_after") + 1
-            end = start + limit
+            after = position(starting_after, "starting_after")
+            chosen = [n for n in kept if n > after][:limit]
+            has_next = len([n for n in kept if n > after]) > limit
+            has_prev = any(n <= after for n in kept)
         elif ending_before is not None:
             end = position(ending_before, "ending_before")
-            start = max(0, end - limit)
+            before = [n for n in kept if n < end]
+            chosen = before[-limit:]
+            has_next, has_prev = any(n >= end for n in kept), len(before) > limit
         else:
-            start, end = 0, limit
-        data = events[start:end]
-        return CursorPage[AuditLogEntry](has_next=end < len(ids), has_prev=start > 0,
+            chosen = kept[:limit]
+            has_next, has_prev = len(kept) > limit, False
+        data = [events[n] for n in chosen]
+        return CursorPage[AuditLogEntry](has_next=has_next, has_prev=has_prev,
                                          cursor_start=data[0].id if data else None,
                                          cursor_end=data[-1].id if data else None, data=data)
 

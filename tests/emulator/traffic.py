@@ -245,12 +245,23 @@ async def discard(message: dict) -> None:
     """The response of an after_commit request: the client gets the fault instead."""
 
 
+def query_of(text: str) -> dict:
+    """A request's query: name to value, or to the list of its values when the name repeats (filters[]=...)."""
+    query: dict = {}
+    for name, value in parse_qsl(text, keep_blank_values=True):
+        if name in query:
+            query[name] = (query[name] if isinstance(query[name], list) else [query[name]]) + [value]
+        else:
+            query[name] = value
+    return query
+
+
 def log_entry(scope: Scope, header: str | None, principal: Principal | None) -> dict:
     """What the request log keeps of a request: never the credential itself."""
     return {
         "method": scope["method"],
         "path": scope["path"],
-        "query": dict(parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)),
+        "query": query_of(scope["query_string"].decode("latin-1")),
         "status": None,
         "credential": "none" if header is None else principal.kind if principal else "invalid",
         "authorization_sent": header is not None,

@@ -46,6 +46,26 @@ def test_events_keep_the_matching_actions_wildcards_included(server, run):
     assert [e["id"] for e in run(events=["team.created"])["events"]] == ["b"]
 
 
+def test_whole_action_names_are_filtered_by_the_platform_and_only_their_pages_read(server, run):
+    """filters[]=audit_action:<action>, repeatable, as the platform's Go client and CLI send it; the module's own
+    filter stays as a safety net (an event of another action that comes back anyway is left out)."""
+    server.script = [page([event("a", "service_token.created"), event("b", "team.created")], has_next=True),
+                     page([event("c", "service_token.deleted")])]
+    result = run(events=["service_token.created", "service_token.deleted"])
+    assert [e["id"] for e in result["events"]] == ["a", "c"]
+    assert [r["query"]["filters[]"] for r in server.requests] == [
+        ["audit_action:service_token.created", "audit_action:service_token.deleted"]] * 2
+    assert server.requests[1]["query"]["starting_after"] == ["b"]
+
+
+def test_a_wildcard_is_filtered_here_and_no_filter_is_sent(server, run):
+    server.script = [page([event("a", "service_token.created"), event("b", "team.created")])]
+    assert [e["id"] for e in run(events=["service_token.*", "team.deleted"])["events"]] == ["a"]
+    server.script = [page([event("a")])]
+    run()
+    assert all("filters[]" not in r["query"] for r in server.requests)
+
+
 def test_the_window_keeps_events_between_since_and_until_and_stops_at_the_first_older_one(server, run):
     newest = [event("n%d" % n, at="2026-11-25T00:%02d:%02d.000Z" % divmod(n, 60)) for n in range(100)]
     server.script = [page(newest, has_next=True),
