@@ -165,6 +165,9 @@ options:
   wait:
     description:
       - Wait until the resource is in the state the task asks for, polling with growing intervals.
+      - At C(-v) the task shows a line for the first state it sees and for each change, with the seconds waited.
+        In-process (the default) each line shows as it happens; as a module process (C(planetscale_in_process=false))
+        they show when the task ends, and an C(async) task's result carries them as C(waited).
     type: bool
     default: true
   wait_timeout:

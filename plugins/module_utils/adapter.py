@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The module adapter: AnsibleModule in, the module's logic, exit_json/fail_json out."""
+"""The module adapter: AnsibleModule in, the module's logic, exit_json/fail_json out (with the progress lines)."""
 
 from __future__ import annotations
 
@@ -21,5 +21,11 @@ def run_module(module_class):
     try:
         result = module_class(module.params, ctx).execute()
     except ModuleFailure as failure:
-        module.fail_json(msg=failure.msg, **failure.result)
-    module.exit_json(**result)
+        module.fail_json(msg=failure.msg, **_with_progress(failure.result, ctx))
+    module.exit_json(**_with_progress(result, ctx))
+
+
+def _with_progress(result, ctx):
+    """The result with the task's progress lines under waited (the action plugin shows them at -v, and takes them
+    out): a module process cannot print while it runs."""
+    return dict(result, waited=ctx.waited) if ctx.waited else result

@@ -12,6 +12,7 @@ entry point and the in-process action plugin) turn that into Ansible's result.
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import ipaddress
 import os
@@ -72,15 +73,22 @@ class ModuleFailure(Exception):
 
 
 class TaskContext:
-    """What a module needs to know of the task that runs it."""
+    """What a module needs to know of the task that runs it.
 
-    def __init__(self, check_mode=False, diff=False, warn=None, deprecate=None):
+    progress(message) tells how a long step goes (a wait's states), for Ansible's -v: given a callable (the in-process
+    path gives ansible's display.v), the line is shown at once; otherwise it is kept in waited, which the module
+    process returns and the action plugin shows at -v when the task ends (a module's output is its result).
+    """
+
+    def __init__(self, check_mode=False, diff=False, warn=None, deprecate=None, progress=None):
         self.check_mode = check_mode
         self.diff = diff
         self.warnings = []
         self.deprecations = []
+        self.waited = []
         self._warn = warn
         self._deprecate = deprecate
+        self._progress = progress
         self.sessions = None  # the in-process path's pool of sessions (plugin_utils/sessions.py); None: a Client owns one
         self.debug = None  # where a note for Ansible's debug output goes (never a secret), or None
 
@@ -90,12 +98,29 @@ class TaskContext:
         else:
             self.warnings.append(message)
 
+    def progress(self, message):
+        if self._progress:
+            self._progress(message)
+        else:
+            self.waited.append(message)
+
     def deprecate(self, message, version=None, date=None, collection_name=None):
         if self._deprecate:
             named = dict(collection_name=collection_name) if collection_name else {}
             self._deprecate(message, version=version, date=date, **named)
         else:
             self.deprecations.append(dict(msg=message, version=version, date=date))
+
+
+# The context of the task whose module runs now (Module.execute), for what reports progress without one at hand.
+_RUNNING = contextvars.ContextVar("planetscale_cloud_task", default=None)
+
+
+def progress(message):
+    """Tell the running task's context how a long step goes (TaskContext.progress); outside a task, nothing."""
+    ctx = _RUNNING.get()
+    if ctx is not None:
+        ctx.progress(message)
 
 
 class Module:
@@ -289,6 +314,7 @@ class Module:
 
     def execute(self):
         """Validate, run, and return the result; every failure becomes a ModuleFailure."""
+        running = _RUNNING.set(self.ctx)
         try:
             self.validate()
             self.warn_about_transport()
@@ -296,6 +322,7 @@ class Module:
         except ApiError as error:
             raise ModuleFailure(self.explain(error), status=error.status, error=error.as_dict())
         finally:
+            _RUNNING.reset(running)
             if self._client is not None:
                 self._client.close()
         result.setdefault("changed", False)

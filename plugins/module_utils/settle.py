@@ -8,14 +8,15 @@ unknown outcome (the request was sent, the answer lost) that reading back shows 
 applied, after one backoff policy (the server's Retry-After, else exponential with jitter),
 ATTEMPTS times in all, or more where the user's api_retries allows more. Waiter is the one waiter: Waiter.wait() polls a read with growing intervals until a
 predicate holds, ends early on a state that can never get there, and fails with the last state
-it saw when the user's timeout passes.
+it saw when the user's timeout passes; it tells each state it sees change to the running task's
+progress (base.progress: a line at -v).
 """
 
 from __future__ import annotations
 
 import time
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, progress
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError, backoff
 
 ATTEMPTS = 3
@@ -96,6 +97,8 @@ class Waiter:
     can never be reached (the wait ends at once with it), or None. A failure's result carries
     the last value read under key (e.g. "branch"). timed_out(value, timeout) may give the sentence
     for the timeout instead of the one built from what and state.
+    A wait that is not over at once tells the task's progress (a line at -v) the first state it sees and each change,
+    with the seconds since it began.
     """
 
     def __init__(self, what, done, state, failed=None, key="last", timed_out=None, first=1.0, factor=1.5,
@@ -109,14 +112,16 @@ class Waiter:
         self.intervals = dict(first=first, factor=factor, longest=longest)
         self.reads = 0
         self.last = None
+        self._shown = self._began = None
 
     def wait(self, read, timeout, current=None, **result):
         """The value once done; ModuleFailure (with result and the last value) on a failed state or the timeout.
 
         When current is given it is judged first, so the first read comes after the first wait.
         """
+        self._shown, self._began = None, time.monotonic()
         try:
-            value, done = poll(self._read(read), self.done, timeout, current=current, failed=self._failed,
+            value, done = poll(self._read(read), self._done, timeout, current=current, failed=self._failed,
                                **self.intervals)
         except ModuleFailure as failure:
             raise ModuleFailure(failure.msg, **dict(result, **{self.key: self.last}))
@@ -132,6 +137,16 @@ class Waiter:
             self.reads += 1
             return read()
         return counted
+
+    def _done(self, value):
+        """done(value); a state other than the last one shown is told, unless the wait is over at its first look."""
+        over = self.done(value)
+        if not over or self._shown is not None:
+            state = _state(self.state(value))
+            if state != self._shown:
+                self._shown = state
+                progress("Waiting for %s: %s after %d s." % (self.what, state, time.monotonic() - self._began))
+        return over
 
     def _failed(self, value):
         self.last = value

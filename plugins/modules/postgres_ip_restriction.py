@@ -20,6 +20,8 @@ description:
   - The platform takes IPv4 networks only. An IPv6 or malformed network fails the task before anything is sent, and
     so does a range with host bits set (V(203.0.113.7/0) would mean V(0.0.0.0/0), every address), naming the network
     it would mean and the address alone (V(203.0.113.7/32)).
+  - A change that takes networks out of the restriction warns, in check mode too, naming them; a client that logs in
+    from one of them (this machine, perhaps) is refused once the change is applied.
   - A MySQL database has no IP restrictions; restrict where a password logs in from with the
     O(planetscale.cloud.password#module:cidrs) of M(planetscale.cloud.password).
 author:
@@ -187,6 +189,25 @@ class PostgresIpRestriction(Resource):
                                 "where a password logs in from with the cidrs of planetscale.cloud.password." % (
                                     self.params["database"], "MySQL" if kind == "mysql" else kind),
                                 status=error.status, error=error.as_dict())
+
+    def present(self, resource):
+        if resource is not None and self.params["cidrs"] is not None:
+            self.caution(resource)
+        return super().present(resource)
+
+    def caution(self, resource):
+        """Warn, in check mode too, naming the networks the change takes out: their logins are refused after it."""
+        try:
+            have = networks(resource.get("cidrs") or [])
+        except ModuleFailure:  # a network the platform holds that is not one admits nobody
+            return
+        want = networks(self.params["cidrs"])
+        dropped = sorted(str(network) for network in have if not any(
+            network.version == kept.version and network.subnet_of(kept) for kept in want))
+        if dropped:
+            self.ctx.warn("This change takes %s out of %s: a login from there is refused once it is applied, this "
+                          "machine's too if it connects from there. Keep in cidrs every network your clients connect "
+                          "from." % (", ".join(dropped), self.label()))
 
     def managed(self, resource):
         return dict(cidrs=resource.get("cidrs") or [], description=resource.get("description") or "")

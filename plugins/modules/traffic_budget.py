@@ -12,11 +12,11 @@ version_added: 0.3.0
 description:
   - Ensures that a PostgreSQL branch has a traffic budget named O(name), with the mode, the limits and the rules
     declared, or that it has none. Database Traffic Control is a feature of PostgreSQL branches; the platform refuses
-    it on a MySQL branch.
+    it on a MySQL branch, and the task then fails with a sentence that says so.
   - A budget is named by its O(name) within its branch. A budget whose create answer was lost is found by its name
     and never created twice.
   - The limits and the mode are compared when given and changed in place, in one request. A limit left out is left as
-    it is; the module cannot set a limit back to unlimited (delete the budget and create it again).
+    it is; O(unlimited) sets a limit back to unlimited.
   - O(rules) is compared as a set of what each rule matches (its O(rules[].kind), O(rules[].keyspace),
     O(rules[].fingerprint) and O(rules[].tags)), in any order. A rule that is missing is added, and with
     O(purge_rules) a rule not declared is removed, one request each; a rule is never changed in place. A rule whose
@@ -59,6 +59,14 @@ options:
     description: The percentage of the capacity, burst or concurrency limits at which an enforced budget warns
       (0 to 100).
     type: int
+  unlimited:
+    description:
+      - The limits to set back to unlimited, what a limit the platform is not given is. A limit listed here cannot
+        also be given a value.
+      - A budget that already has no such limit is not changed; a new budget is created without them.
+    type: list
+    elements: str
+    choices: [capacity, rate, burst, concurrency]
   rules:
     description:
       - The rules that decide which queries the budget applies to. Each rule matches a query pattern
@@ -184,11 +192,14 @@ traffic_budget:
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import NOT_FOR_THIS_BRANCH, refuse_other_kinds
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
 
 LIMITS = dict(capacity=6000, rate=100, burst=6000, concurrency=100, warning_threshold=100)
+UNLIMITED = ("capacity", "rate", "burst", "concurrency")  # unlimited when not set (null in the platform's answers)
 RULE_OPTIONS = dict(
     kind=dict(type="str", choices=["match", "each"], default="match"),
     fingerprint=dict(type="str"),
@@ -246,6 +257,7 @@ class TrafficBudget(Resource):
         warning_threshold=dict(type="int"),
         rules=dict(type="list", elements="dict", options=RULE_OPTIONS),
         purge_rules=dict(type="bool", default=True),
+        unlimited=dict(type="list", elements="str", choices=list(UNLIMITED)),
     )
     path_options = ("database", "branch")
     must_exist = ("database", "branch")
@@ -263,6 +275,18 @@ class TrafficBudget(Resource):
                 raise ModuleFailure("%s must be from 0 to %d, not %d." % (name, ceiling, value))
         for number, rule in enumerate(self.params["rules"] or []):
             check_rule(number, rule)
+        for name in self.params["unlimited"] or ():
+            if self.params[name] is not None:
+                raise ModuleFailure("%s is given %d and listed in unlimited; give it a value or list it in unlimited, "
+                                    "not both." % (name, self.params[name]))
+
+    def run(self):
+        try:
+            return super().run()
+        except ApiError as error:  # the platform refuses traffic control on a MySQL branch (422): say so
+            if error.status in NOT_FOR_THIS_BRANCH:
+                refuse_other_kinds(self, "traffic budgets", error)
+            raise
 
     def label(self):
         return "traffic budget %r of branch %r of database %r" % (
@@ -282,6 +306,7 @@ class TrafficBudget(Resource):
 
     def wanted(self, resource):
         fields = super().wanted(resource)
+        fields.update((name, None) for name in self.params["unlimited"] or ())
         if "rules" in fields:
             rules = dict((rule_key(rule), canonical(rule)) for rule in fields["rules"])
             if not self.params["purge_rules"] and resource is not None:
@@ -305,12 +330,18 @@ class TrafficBudget(Resource):
         return dict(resource or dict(name=self.params["name"], rules=[]), **changes)
 
     def create(self, values):
-        body = dict((name, value) for name, value in values.items() if name != "rules")
+        body = dict((name, value) for name, value in values.items() if name != "rules" and value is not None)
         return self.client.post(self.url(), json=dict(body, name=self.params["name"]))
 
     def update(self, resource, changes):
-        body = dict((name, value) for name, value in changes.items() if name != "rules")
+        body = dict((name, value) for name, value in changes.items() if name != "rules")  # null: unlimited
         budget = self.client.patch(self.url(resource["id"]), json=body) if body else resource
+        kept = ["%s %s" % (name, budget.get(name)) for name in UNLIMITED
+                if name in body and body[name] is None and budget.get(name) is not None]
+        if kept:
+            raise ModuleFailure("The platform kept %s of %s when asked to make it unlimited; delete the budget "
+                                "(state: absent) and create it again without it." % (" and ".join(kept), self.label()),
+                                traffic_budget=budget)
         if "rules" in changes:
             have = dict((rule_key(rule), rule) for rule in resource.get("rules") or [])
             want = dict((rule_key(rule), rule) for rule in changes["rules"])

@@ -83,6 +83,8 @@ traffic_budgets:
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule
+from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import NOT_FOR_THIS_BRANCH, refuse_other_kinds
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 
 
@@ -100,6 +102,14 @@ class TrafficBudgetInfo(InfoModule):
     must_exist = ("database", "branch")
 
     def run(self):
+        try:
+            return self.budgets()
+        except ApiError as error:  # the platform refuses traffic control on a MySQL branch (422): say so
+            if error.status in NOT_FOR_THIS_BRANCH:
+                refuse_other_kinds(self, "traffic budgets", error)
+            raise
+
+    def budgets(self):
         branch = self.org_path("databases", self.params["database"], "branches", self.params["branch"])
         if self.params["fingerprint"] is None:
             found = self.items(branch + "/traffic/budgets")

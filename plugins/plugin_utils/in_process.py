@@ -54,6 +54,7 @@ from ansible_collections.planetscale.cloud.plugins.plugin_utils import core_comp
 from ansible_collections.planetscale.cloud.plugins.plugin_utils.sessions import worker_pool
 
 SWITCH = "planetscale_in_process"
+PROGRESS = "waited"  # the key of a module process's result that holds its progress lines (module_utils/adapter.py)
 KEEP = "planetscale_keep_connections"  # false: no connection outlives its task
 KEEP_TIMEOUT = "planetscale_keep_connections_timeout"  # seconds the keeper waits for a next task
 COLLECTION = "planetscale.cloud"
@@ -114,6 +115,8 @@ class InProcessAction(ActionBase):
         result = self._execute_module(module_args=self._module_args(), task_vars=task_vars, wrap_async=wrap_async)
         if not wrap_async:
             core_compat.remove_module_tmpdir(self)
+        for line in result.pop(PROGRESS, None) or ():  # a module process cannot print while it runs: shown now
+            display.v(line, host=task_vars.get("inventory_hostname"))
         return result
 
     def _in_process_result(self, task_vars=None):
@@ -125,7 +128,9 @@ class InProcessAction(ActionBase):
     def _validate_and_execute(self, task_vars):
         module_class = self._module_class()
         validation = core_compat.validate_arguments(module_class.spec(), self._module_args())
-        ctx = TaskContext(check_mode=bool(self._task.check_mode), diff=bool(self._task.diff))
+        host = (task_vars or {}).get("inventory_hostname")
+        ctx = TaskContext(check_mode=bool(self._task.check_mode), diff=bool(self._task.diff),
+                          progress=lambda line: display.v(line, host=host))  # shown at -v as it happens
         ctx.sessions = worker_pool()  # the items of a loop share this worker's connections
         ctx.sessions.keeper = self._keeper(task_vars)  # and the tasks of the run share the keeper's
         ctx.debug = display.debug

@@ -1,9 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Every playbook and task of the README, of the role READMEs and of the modules' EXAMPLES, as written: each
-document's blocks run in order against the emulator's seeded world, and every block passes ansible-lint's
-production profile.
+"""Every playbook and task of the README, of the role READMEs, of the modules' EXAMPLES and of the guides
+(docs/docsite/rst), as written: each document's blocks run in order against the emulator's seeded world, each
+guide's block twice, and every block passes ansible-lint's production profile.
 
 A block that is a list of plays runs as it is. A block that is a list of tasks (a module's EXAMPLES, or a README's
 fragment that continues the play above it) runs wrapped into a play on localhost. A block that the text before it
@@ -12,6 +12,11 @@ includes it. A block that is a mapping is no playbook (the inventory source and 
 definition of the README) and is left out of those runs. The inventory sources, each YAML document of the
 inventory plugin's EXAMPLES and the README's, are read by ansible-inventory against the emulator instead, under
 the file name their first comment gives.
+
+A guide's blocks (``.. code-block:: yaml`` or ``yaml+jinja``) run in order in one ansible-playbook run, each block
+twice in a row, as a reader runs a playbook again: the first run does every task, the second changes nothing. A
+block that cannot run against the emulator (a rulebook, a GitHub workflow, a play for Automation Platform's
+controller) is named in NOT_RUN with the reason; rulebooks are linted as rulebooks.
 """
 
 from __future__ import annotations
@@ -56,39 +61,85 @@ def module_examples(path):
                 if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "EXAMPLES")
 
 
+GUIDE_FILES = sorted(glob.glob(os.path.join(ROOT, "docs", "docsite", "rst", "*.rst")))
+# a code block of reStructuredText: the directive, its options, a blank line, then the indented lines (and blank ones)
+CODE_BLOCK = re.compile(r"^(?P<indent>[ \t]*)\.\. code-block:: *yaml(?:\+jinja)? *\n(?:(?P=indent)[ \t]+:.*\n)*\n"
+                        r"(?P<body>(?:(?P=indent)[ \t]+\S.*\n|[ \t]*\n)*)", re.M)
+
+
+def rst_blocks(path):
+    """(text, None) of every YAML block of a guide (``.. code-block:: yaml`` or ``yaml+jinja``), dedented."""
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    return [(textwrap.dedent(match.group("body")).strip("\n") + "\n", None) for match in CODE_BLOCK.finditer(text)]
+
+
+def guide(path):
+    """The document name of a guide: guides/authentication for guide_authentication.rst."""
+    return "guides/" + re.sub(r"^guide_", "", os.path.basename(path)[:-4])
+
+
 def documents():
-    """{document: [(text, file name or None)]}: the README, each role's README, each module's EXAMPLES."""
+    """{document: [(text, file name or None)]}: the README, each role's README, each module's EXAMPLES, each
+    guide's blocks."""
     found = {"README.md": markdown_blocks(os.path.join(ROOT, "README.md"))}
     for path in sorted(glob.glob(os.path.join(ROOT, "roles", "*", "README.md"))):
         found["roles/%s" % os.path.basename(os.path.dirname(path))] = markdown_blocks(path)
     for path in sorted(glob.glob(os.path.join(ROOT, "plugins", "modules", "*.py"))):
         found["modules/%s" % os.path.basename(path)[:-3]] = [(module_examples(path), None)]
+    for path in GUIDE_FILES:
+        found[guide(path)] = rst_blocks(path)
     return found
 
 
 DOCUMENTS = documents()
+GUIDES = sorted(document for document in DOCUMENTS if document.startswith("guides/") and DOCUMENTS[document])
+
+
+def kind(data):
+    """What a block is: plays, tasks, a rulebook (plays with sources and rules) or a mapping (no playbook)."""
+    if not isinstance(data, list):
+        return "mapping"
+    if "sources" in data[0]:
+        return "rulebook"
+    return "plays" if "hosts" in data[0] else "tasks"
+
+
+def label(data):
+    """A block's name: the name of its first play or task, or its own."""
+    return (data[0] if isinstance(data, list) else data).get("name")
+
+
+def as_play(document, text):
+    """The block as a playbook: plays as they are, tasks wrapped into a play on localhost."""
+    if kind(yaml.safe_load(text)) == "plays":
+        return text
+    return PLAY.format(document=document, tasks=textwrap.indent(textwrap.dedent(text), "    "))
 
 
 def playbooks(document):
     """(plays, files): the document's runnable playbooks (YAML text, in order) and its named tasks files."""
     plays, files = [], {}
     for text, name in DOCUMENTS[document]:
-        data = yaml.safe_load(text)
         if name:
             files[name] = text
-        elif isinstance(data, list) and "hosts" in data[0]:
-            plays.append(text)
-        elif isinstance(data, list):
-            plays.append(PLAY.format(document=document, tasks=textwrap.indent(textwrap.dedent(text), "    ")))
+        elif kind(yaml.safe_load(text)) in ("plays", "tasks"):
+            plays.append(as_play(document, text))
     return plays, files
 
 
 def test_every_document_has_a_playbook():
-    """The extraction finds the blocks (a change of the Markdown's fences would make every run below vacuous)."""
+    """The extraction finds the blocks (a change of the Markdown's fences or of the guides' code blocks would make
+    every run below vacuous)."""
     assert len(DOCUMENTS) == 1 + len(glob.glob(os.path.join(ROOT, "roles", "*", "README.md"))) + len(
-        glob.glob(os.path.join(ROOT, "plugins", "modules", "*.py")))
+        glob.glob(os.path.join(ROOT, "plugins", "modules", "*.py"))) + len(GUIDE_FILES)
     for document in DOCUMENTS:
-        assert playbooks(document)[0], document
+        if not document.startswith("guides/"):
+            assert playbooks(document)[0], document
+    for path in GUIDE_FILES:
+        with open(path, encoding="utf-8") as handle:
+            assert len(DOCUMENTS[guide(path)]) == len(re.findall(r"code-block:: *yaml", handle.read())), path
+    assert len(GUIDES) >= 10 and sum(len(playbooks(document)[0]) for document in GUIDES) >= 25
 
 
 def development_branch(emulator, name, table):
@@ -170,7 +221,7 @@ def extra_vars(document, emulator):
     return {}
 
 
-@pytest.mark.parametrize("document", sorted(DOCUMENTS))
+@pytest.mark.parametrize("document", sorted(document for document in DOCUMENTS if not document.startswith("guides/")))
 def test_examples_run_as_written(ansible, emulator, tmp_path, document):
     plays, files = playbooks(document)
     for name, text in files.items():
@@ -193,9 +244,149 @@ def test_examples_run_as_written(ansible, emulator, tmp_path, document):
             assert skipped == SKIPPED_TASKS.get(document, []), skipped
 
 
+# The blocks of the guides that no ansible-playbook run against the emulator can play, by their first name, and why.
+# They are linted all the same (test_examples_pass_ansible_lint), but the GitHub workflow, which is no Ansible content.
+NOT_RUN = {
+    ("guides/automation_platform", "Register the PlanetScale credential types"):
+        "awx.awx writes to an Automation Platform controller, which the tests do not have",
+    ("guides/automation_platform", "Cut over PlanetScale deploy requests that wait for it"):
+        "a rulebook, whose job template an Event-Driven Ansible controller launches; ansible-playbook cannot run it",
+    ("guides/schema_changes", "database"): "a GitHub Actions workflow, for GitHub's runners",
+}
+
+# The tasks of the guides that change something on every run, because they say so, and why: none today. A task
+# that reports a change on its second run and is not here fails the test.
+CHANGES_EVERY_RUN = {}
+
+# What a guide's examples presuppose beyond the seeded world (PREPARE holds the emulator's side): tasks that run once
+# before the first example, and the files the guide leaves to the reader.
+PRELUDE = {
+    # the fact branch_environment_connection the guide hands to connection_url comes from the role
+    "guides/roles_playbooks": """\
+- name: The branch environment whose connection the guide's examples take
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: The branch pr-42 with a password
+      ansible.builtin.include_role:
+        name: planetscale.cloud.branch_environment
+      vars:
+        branch_environment_database: app
+        branch_environment_name: pr-42
+""",
+}
+GUIDE_FILES_GIVEN = {
+    # the DDL tasks file of the schema_change role: the change is on the branch already (PREPARE)
+    "guides/schema_changes": {"migrate.yml": """\
+- name: The migrations (the branch has them)
+  ansible.builtin.debug:
+    msg: The table orders is on pr-42.
+"""},
+}
+PREPARE["guides/schema_changes"] = lambda emulator: development_branch(emulator, "pr-42", "orders")
+
+# The directories outside the working directory that the guides' examples write files into: the runs write under
+# the test's directory instead (the paths are rewritten in the generated playbook).
+WRITTEN_OUTSIDE = ("/etc/app/", "/etc/ci/", "/etc/reporting/")
+# The values of the guides that name the reader's own systems, and what the runs give instead: the redirect URI of
+# the reader's OAuth application becomes the seeded application's (the emulator issues codes for that one only).
+REPLACED = {"https://app.example.com/oauth/callback": lambda world: world["oauth_application"]["redirect_uri"]}
+
+MARK = """\
+- name: Example {index}, run {run}
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Example {index}, run {run}
+      ansible.builtin.debug:
+        msg: {label}
+"""
+
+
+def guide_examples(document):
+    """[(index, label, playbook text)]: the blocks of a guide that ansible-playbook runs, in order."""
+    found = []
+    for index, (text, _name) in enumerate(DOCUMENTS[document]):
+        data = yaml.safe_load(text)
+        if (document, label(data)) not in NOT_RUN:
+            assert kind(data) in ("plays", "tasks"), "%s: block %d (%s) is a %s: run it or say why in NOT_RUN" % (
+                document, index, label(data), kind(data))
+            found.append((index, label(data), as_play(document, text)))
+    return found
+
+
+def guide_vars(document, emulator):
+    world = emulator.world
+    if document == "guides/authentication":
+        return dict(vault_planetscale_token_id=world["service_token"]["id"],
+                    vault_planetscale_token=world["service_token"]["token"], stored=emulator.tokens(),
+                    code=emulator.code())
+    return {}
+
+
+def test_guide_tables_name_what_the_guides_hold():
+    """Each entry of NOT_RUN names a block of its guide (a renamed block would otherwise be run, or fail), each
+    directory of WRITTEN_OUTSIDE and each value of REPLACED is in a guide's block."""
+    shown = set((document, label(yaml.safe_load(text))) for document in GUIDES for text, _name in DOCUMENTS[document])
+    assert set(NOT_RUN) <= shown, set(NOT_RUN) - shown
+    blocks = "".join(text for document in GUIDES for text, _name in DOCUMENTS[document])
+    assert [value for value in WRITTEN_OUTSIDE + tuple(REPLACED) if value not in blocks] == []
+
+
+@pytest.mark.parametrize("document", GUIDES)
+def test_guide_examples_run_twice(ansible, emulator, tmp_path, document):
+    """A guide's blocks in order, in one ansible-playbook run, each block twice: the first run does every task
+    (but a task of SKIPPED_TASKS), the second changes nothing (but a task of CHANGES_EVERY_RUN)."""
+    for name, text in GUIDE_FILES_GIVEN.get(document, {}).items():
+        (tmp_path / name).write_text(text)
+    if document in PREPARE:
+        PREPARE[document](emulator)
+    examples = guide_examples(document)
+    text = PRELUDE.get(document, "") + "".join(MARK.format(index=index, run=run, label=json.dumps(str(name))) + play
+                                               for index, name, play in examples for run in (1, 2))
+    for folder in WRITTEN_OUTSIDE:
+        os.makedirs(str(tmp_path) + folder, exist_ok=True)
+        text = text.replace(" " + folder, " " + str(tmp_path) + folder)
+    for value, replacement in REPLACED.items():
+        text = text.replace(value, replacement(emulator.world))
+    outside = [path for path in re.findall(r"^\s*dest: (/\S*)", text, re.M) if not path.startswith(str(tmp_path))]
+    assert not outside, "examples write outside the test's directory (WRITTEN_OUTSIDE): %s" % outside
+    variables = guide_vars(document, emulator)
+    if "stored" in variables:
+        ansible.assert_no_secret(variables["stored"]["access_token"], variables["stored"]["refresh_token"])
+    path = tmp_path / "examples.yml"
+    path.write_text(text)
+    run = ansible.run(str(path), extra_vars=variables, env=dict(HOME=str(tmp_path)), label=document).succeeded()
+    runs = {}  # (index, run) -> [task result]
+    current = None
+    for task in run.tasks:
+        mark = re.match(r"Example (\d+), run (\d)$", task.name)
+        if mark:
+            current = (int(mark.group(1)), int(mark.group(2)))
+            runs[current] = []
+        elif current:
+            runs[current].append(task)
+    assert sorted(runs) == sorted((index, r) for index, _name, _play in examples for r in (1, 2)), sorted(runs)
+    for index, name, _play in examples:
+        first, second = runs[(index, 1)], runs[(index, 2)]
+        assert first, "example %d (%s) ran no task" % (index, name)
+        ran = set(task.name for task in first if task.status != "skipped")
+        skipped = sorted(set(task.name for task in first if " : " not in task.name) - ran)  # not a role's own
+        assert skipped == SKIPPED_TASKS.get(document, []), (index, name, skipped)
+        changed = sorted(set(task.name for task in second if task.changed) - set(
+            task for (where, task) in CHANGES_EVERY_RUN if where == document))
+        assert not changed, "the second run of example %d (%s) changed %s" % (index, name, changed)
+
+
+# The modules of collections that are not installed here, which ansible-lint takes as given (mock_modules): the
+# guide's registration of the credential types in Automation Platform.
+MOCKED_MODULES = ("awx.awx.credential_type", "awx.awx.credential")
+
+
 def test_examples_pass_ansible_lint(ansible, tmp_path):
-    """ansible-lint --profile production on every block: the plays (fragments wrapped as they run) and the tasks
-    files, where ansible-lint takes them for tasks (a tasks/ directory)."""
+    """ansible-lint --profile production on every block: the plays (fragments wrapped as they run), the tasks
+    files, where ansible-lint takes them for tasks (a tasks/ directory), and the rulebooks, where it takes them for
+    rulebooks (a rulebooks/ directory)."""
     for document in DOCUMENTS:
         plays, files = playbooks(document)
         folder = tmp_path / "examples" / re.sub(r"[^a-z0-9_]+", "-", document.lower())
@@ -204,6 +395,11 @@ def test_examples_pass_ansible_lint(ansible, tmp_path):
             (folder / ("example-%d.yml" % index)).write_text(play)
         for name, text in files.items():
             (folder / "tasks" / name).write_text(text)
+        for index, (text, _name) in enumerate(DOCUMENTS[document]):
+            if kind(yaml.safe_load(text)) == "rulebook":
+                (folder / "rulebooks").mkdir(exist_ok=True)
+                (folder / "rulebooks" / ("rulebook-%d.yml" % index)).write_text(text)
+    (tmp_path / ".ansible-lint").write_text(yaml.safe_dump(dict(mock_modules=list(MOCKED_MODULES))))
     env = ansible.env(collections_path=ansible.collections_path)
     lint = subprocess.run([os.path.join(ansible.bin, "ansible-lint"), "--profile", "production", "--offline",
                            "--nocolor", "examples"], cwd=str(tmp_path), env=env, capture_output=True, text=True,

@@ -165,6 +165,7 @@ def test_audit(ansible, emulator, tmp_path):
 
     done = ansible.run("planetscale.cloud.audit", extra_vars=audit).succeeded(changed=4)
     assert "The audit of acme is in %s and %s" % (report_path, json_path) in done.output
+    assert mode(report_path) == mode(json_path) == mode(access_path) == mode(access_json_path) == "0o600"
     assert "The access review of acme is in %s and %s" % (access_path, access_json_path) in done.output
     access = access_path.read_text()
     members = emulator.list("/organizations/acme/members")

@@ -1,11 +1,13 @@
-"""The control API under /_emulator/: world, reset, request log, faults, settings, clock,
+"""The control API under /_emulator/: world, the shell line of its variables, reset, request log, faults, settings, clock,
 consent stand-in, bulk fixtures, DDL on a branch, database settings, the approval of a database's deletion
 request, and the signed download URLs of
 query-pattern reports."""
 
+import shlex
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Request
+from fastapi.responses import PlainTextResponse
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -71,6 +73,20 @@ async def world(request: Request):
     world = world_of(request)
     world.serve_credentials()  # the seeded credentials it shows log in to the data plane from now on
     return {**world.description, **world.data_describe(), "api_url": f"{base}/v1", "auth_url": base}
+
+
+@router.get("/env", response_class=PlainTextResponse)
+async def env(request: Request):
+    """One shell line that exports every PLANETSCALE_* variable a user sets for this emulator, its seeded service
+    token's and OAuth application's credentials: eval "$(curl -s .../_emulator/env)"."""
+    base = base_url(request)
+    world = world_of(request).description
+    app = world["oauth_application"]
+    variables = dict(PLANETSCALE_API_URL=f"{base}/v1", PLANETSCALE_AUTH_URL=base, PLANETSCALE_ORG=world["organization"],
+                     PLANETSCALE_SERVICE_TOKEN_ID=world["service_token"]["id"],
+                     PLANETSCALE_SERVICE_TOKEN=world["service_token"]["token"],
+                     PLANETSCALE_CLIENT_ID=app["client_id"], PLANETSCALE_CLIENT_SECRET=app["client_secret"])
+    return "export %s\n" % " ".join("%s=%s" % (name, shlex.quote(value)) for name, value in variables.items())
 
 
 @router.post("/reset")

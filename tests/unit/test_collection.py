@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from unittest import mock
 
 import pytest
@@ -104,3 +105,27 @@ def test_each_info_module_and_its_resource_module_point_at_each_other(info):
     assert "planetscale.cloud." + resource in _seealso(info)
     if resource + "_info" in MODULES:  # the resource points at its own info module
         assert "planetscale.cloud.%s_info" % resource in _seealso(resource)
+
+
+def _roadmap():
+    """The README's section "Release notes and roadmap": (its entry per release, what it says comes next)."""
+    with open(os.path.join(ROOT, "README.md")) as handle:
+        section = handle.read().split("## Release notes and roadmap", 1)[1].split("\n## ", 1)[0]
+    entries = dict(re.findall(r"^- (\d+\.\d+\.\d+)\b(.*?)(?=^- |^\n)", section, re.MULTILINE | re.DOTALL))
+    upcoming = section.split("Next on the roadmap", 1)[1]
+    return entries, " ".join(upcoming.lower().replace("-", " ").split())
+
+
+def test_the_readme_roadmap_has_each_release_and_names_nothing_shipped_as_next():
+    added = {}
+    for name in MODULES:
+        module = importlib.import_module("ansible_collections.planetscale.cloud.plugins.modules." + name)
+        added.setdefault(str(yaml.safe_load(module.DOCUMENTATION)["version_added"]), []).append(name)
+    entries, upcoming = _roadmap()
+    for version, names in added.items():
+        assert version in entries, "the README's roadmap has no entry for %s, which adds %s" % (version, names)
+        count = re.search(r"\((\d+) new modules\)", entries[version])
+        assert count is None or int(count.group(1)) == len(names), (version, sorted(names))
+    for name in MODULES:
+        subject = re.sub(r"^postgres_|_info$", "", name).replace("_", " ")
+        assert subject not in upcoming, "the roadmap names %r as next, which %s ships" % (subject, name)

@@ -1,5 +1,6 @@
 """The control API: world, reset, request log, faults, settings, rate limit, clock, seed."""
 
+import shlex
 import time
 
 import pytest
@@ -38,6 +39,19 @@ def test_world_describes_the_seed(api):
     assert not {m["user"]["id"] for m in regular} & {u["id"] for u in world["users"]}
     large = api.get(f"/v1/organizations/acme/teams/{world['teams']['large']}/members").json()
     assert large["total_count"] >= 250
+
+
+def test_env_is_one_shell_line_that_exports_every_variable(api):
+    answer = api.control("GET", "/env")
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/plain")
+    world = api.world
+    assert answer.text.count("\n") == 1 and answer.text.startswith("export ")
+    assert dict(word.split("=", 1) for word in shlex.split(answer.text)[1:]) == dict(
+        PLANETSCALE_API_URL=world["api_url"], PLANETSCALE_AUTH_URL=world["auth_url"],
+        PLANETSCALE_ORG=world["organization"], PLANETSCALE_SERVICE_TOKEN_ID=world["service_token"]["id"],
+        PLANETSCALE_SERVICE_TOKEN=world["service_token"]["token"],
+        PLANETSCALE_CLIENT_ID=world["oauth_application"]["client_id"],
+        PLANETSCALE_CLIENT_SECRET=world["oauth_application"]["client_secret"])
 
 
 def test_reset_restores_the_seeded_world(api):

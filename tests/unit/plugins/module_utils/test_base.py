@@ -235,6 +235,17 @@ def test_task_context_forwards_warnings_and_deprecations():
     assert seen == ["w", ("d", "2.0.0")]
 
 
+def test_task_context_shows_progress_where_it_is_told_and_keeps_it_otherwise():
+    shown = []
+    live = TaskContext(progress=shown.append)
+    live.progress("Waiting for branch 'dev' to be ready: 'pending' after 0 s.")
+    assert shown == ["Waiting for branch 'dev' to be ready: 'pending' after 0 s."] and live.waited == []
+    kept = TaskContext()  # the module process: it cannot print while it runs
+    kept.progress("one")
+    kept.progress("two")
+    assert kept.waited == ["one", "two"]
+
+
 def test_module_without_organization_has_no_organization_option():
     class NoOrg(Module):
         option_sets = (CREDENTIALS, CONNECTION)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure, TaskContext
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.settle import ATTEMPTS, Waiter, write_and_settle
 
@@ -178,3 +178,40 @@ def test_a_zero_timeout_reads_once(sleeps):
     with pytest.raises(ModuleFailure):
         waiter().wait(reader("pending"), timeout=0)
     assert sleeps == []
+
+
+class Waits(Module):
+    """A task whose module waits: the waiter tells the running task's context (base.progress)."""
+
+    option_sets = ()
+
+    def __init__(self, ctx, wait, read, **arguments):
+        super().__init__({}, ctx)
+        self.waiting = wait, read, arguments
+
+    def run(self):
+        wait, read, arguments = self.waiting
+        return dict(branch=wait.wait(read, **arguments))
+
+
+def test_a_wait_tells_the_task_each_state_it_sees_change_with_the_seconds(sleeps):
+    ctx = TaskContext()
+    Waits(ctx, waiter(), reader("pending", "pending", "resizing", "resizing", "ready"), timeout=60).execute()
+    assert ctx.waited == ["Waiting for branch 'dev' to be ready: 'pending' after 0 s.",
+                          "Waiting for branch 'dev' to be ready: 'resizing' after 2 s.",  # 1.0 + 1.5
+                          "Waiting for branch 'dev' to be ready: 'ready' after 8 s."]  # + 2.25 + 3.375
+
+
+def test_a_wait_over_at_its_first_look_says_nothing(sleeps):
+    ctx = TaskContext()
+    Waits(ctx, waiter(), reader("pending"), timeout=60, current=dict(state="ready")).execute()
+    assert ctx.waited == [] and sleeps == []
+
+
+def test_a_failed_wait_has_told_its_states_and_outside_a_task_nothing_is_told(sleeps):
+    ctx = TaskContext()
+    with pytest.raises(ModuleFailure):
+        Waits(ctx, waiter(), reader("pending"), timeout=3).execute()
+    assert ctx.waited == ["Waiting for branch 'dev' to be ready: 'pending' after 0 s."]
+    assert waiter().wait(reader("pending", "ready"), timeout=60) == dict(state="ready")  # no task: no one to tell
+    assert ctx.waited == ["Waiting for branch 'dev' to be ready: 'pending' after 0 s."]

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
 from ansible_collections.planetscale.cloud.plugins.modules.postgres_ip_restriction import PostgresIpRestriction
 
 URL = "/v1/organizations/acme/databases/pgapp/cidrs"
@@ -53,6 +53,25 @@ def test_a_changed_network_goes_in_one_patch_with_a_diff(server, run):
     assert result["changed"] is True and methods(server) == ["GET", "PATCH"]
     assert server.requests[1]["path"] == URL + "/c1" and body(server, 1) == dict(cidrs=["127.0.0.0/8"])
     assert result["diff"]["before"]["cidrs"] == ["10.0.0.0/8"] and result["diff"]["after"]["cidrs"] == ["127.0.0.0/8"]
+
+
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_networks_taken_out_are_named_in_a_warning_in_check_mode_too(server, run, check_mode):
+    server.script = [page(entry(role="app", cidrs=["10.0.0.0/8", "198.51.100.0/24", "192.0.2.7/32", "203.0.113.8"])),
+                     (200, entry(role="app", cidrs=["10.0.0.0/8"]))]
+    ctx = TaskContext(check_mode=check_mode)
+    run(ctx=ctx, role="app", cidrs=["10.0.0.0/8", "192.0.2.0/24"])  # 192.0.2.7 stays admitted: no caution for it
+    assert ctx.warnings == [
+        "This change takes 198.51.100.0/24, 203.0.113.8/32 out of the IP restriction of role 'app' and every schema of "
+        "database 'pgapp': a login from there is refused once it is applied, this machine's too if it connects from "
+        "there. Keep in cidrs every network your clients connect from."]
+    assert methods(server) == (["GET"] if check_mode else ["GET", "PATCH"])
+
+
+def test_networks_added_or_widened_draw_no_caution(server, run):
+    server.script = [page(entry(cidrs=["10.1.0.0/16"])), (200, entry(cidrs=["10.0.0.0/8", "192.0.2.0/24"]))]
+    ctx = TaskContext()
+    assert run(ctx=ctx, cidrs=["10.0.0.0/8", "192.0.2.0/24"])["changed"] is True and ctx.warnings == []
 
 
 def test_an_empty_description_is_no_description(server, run):

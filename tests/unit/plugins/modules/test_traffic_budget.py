@@ -161,7 +161,54 @@ def test_two_budgets_of_one_name_fail_naming_them(server, run):
                                 "one.")
 
 
+def test_unlimited_sends_null_once_and_a_budget_without_the_limit_is_no_change(server, run):
+    server.script = [page(budget(capacity=90, burst=30)), (200, budget(capacity=None, rate=None, burst=30))]
+    result = run(diff=True, unlimited=["capacity", "rate"])
+    assert calls(server) == [("GET", ""), ("PATCH", "/b1")] and result["changed"] is True
+    assert body(server, 1) == dict(capacity=None, rate=None)  # rate 20 in the read: both set back
+    assert result["diff"]["before"]["capacity"] == 90 and "capacity" not in result["diff"]["after"]
+    server.requests.clear()
+    server.script = [page(budget(capacity=None, rate=None, burst=30))]
+    assert run(unlimited=["capacity", "rate"])["changed"] is False and calls(server) == [("GET", "")]
+
+
+def test_a_new_budget_is_created_without_the_unlimited_limits(server, run):
+    server.script = [page(), (201, budget(rate=None))]
+    run(mode="warn", unlimited=["rate"])
+    assert body(server, 1) == dict(name="reports", mode="warn")
+
+
+def test_a_limit_the_platform_keeps_fails_with_what_to_do(server, run):
+    server.script = [page(budget(capacity=90)), (200, budget(capacity=90))]
+    with pytest.raises(ModuleFailure) as caught:
+        run(unlimited=["capacity"])
+    assert caught.value.msg == ("The platform kept capacity 90 of traffic budget 'reports' of branch 'main' of database "
+                                "'pgapp' when asked to make it unlimited; delete the budget (state: absent) and create "
+                                "it again without it.")
+
+
+@pytest.mark.parametrize("state", ["present", "absent"])
+def test_a_mysql_branch_is_a_sentence_not_the_platforms_422(server, run, state):
+    server.script = [(422, dict(code="unprocessable", message="Traffic control is for PostgreSQL branches")),
+                     (200, dict(id="br1", name="main", kind="mysql"))]
+    with pytest.raises(ModuleFailure) as caught:
+        run(database="app", state=state)
+    assert caught.value.msg == ("Branch 'main' of database 'app' is a MySQL (Vitess) branch: only PostgreSQL branches "
+                                "have traffic budgets.")
+    assert caught.value.result["status"] == 422 and server.requests[1]["path"].endswith("/databases/app/branches/main")
+
+
+def test_a_422_of_a_postgresql_branch_stays_the_platforms(server, run):
+    server.script = [page(), (422, dict(code="unprocessable", message="Rate is out of range")),
+                     page(), (200, dict(id="br1", name="main", kind="postgresql"))]
+    with pytest.raises(ModuleFailure) as caught:
+        run(rate=20)
+    assert "Rate is out of range" in caught.value.msg
+
+
 @pytest.mark.parametrize("args, message", [
+    (dict(capacity=90, unlimited=["capacity"]),
+     "capacity is given 90 and listed in unlimited; give it a value or list it in unlimited, not both."),
     (dict(rate=101), "rate must be from 0 to 100, not 101."),
     (dict(capacity=-1), "capacity must be from 0 to 6000, not -1."),
     (dict(burst=6001), "burst must be from 0 to 6000, not 6001."),

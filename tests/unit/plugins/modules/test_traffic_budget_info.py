@@ -50,3 +50,12 @@ def test_a_missing_branch_names_what_to_check(server, run):
     with pytest.raises(ModuleFailure) as caught:
         run()
     assert "branch 'main'" in caught.value.msg and "database 'pgapp'" in caught.value.msg
+
+
+def test_a_mysql_branch_is_a_sentence_not_the_platforms_422(server, run):
+    server.script = [(422, dict(code="unprocessable", message="Traffic control is for PostgreSQL branches")),
+                     (200, dict(id="br1", name="main", kind="mysql"))]
+    with pytest.raises(ModuleFailure) as caught:
+        run(database="app")
+    assert caught.value.msg == ("Branch 'main' of database 'app' is a MySQL (Vitess) branch: only PostgreSQL branches "
+                                "have traffic budgets.")
