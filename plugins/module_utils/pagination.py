@@ -194,8 +194,9 @@ class Pagination:
         stop it before): a server whose list never ends, told before a page more is asked for."""
         size = _count(first.get("per_page")) or per_page
         total_count = _count(first.get("total_count"))
-        claimed = max(_count(first.get("total_pages")) or 0, -(-total_count // size) if total_count else 0)
-        needed = min(claimed, -(-limit // per_page)) if limit else claimed
+        by_count = int(math.ceil(total_count / float(size))) if total_count else 0
+        claimed = max(_count(first.get("total_pages")) or 0, by_count)
+        needed = min(claimed, int(math.ceil(limit / float(per_page)))) if limit else claimed
         if needed > MAX_PAGES:
             raise self.wrong_answer("the list goes on past %d pages (page 1 says it has %d); stopped reading it" % (
                 MAX_PAGES, claimed))
