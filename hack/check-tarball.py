@@ -33,8 +33,10 @@ REQUIRED = ['MANIFEST.json', 'FILES.json', 'meta/runtime.yml', 'LICENSE', 'READM
             'changelogs/changelog.yaml', 'meta/execution-environment.yml',
             # what Automation Platform reads from the installed collection (guide_automation_platform.rst)
             'extensions/audit/event_query.yml', 'extensions/credential_types/service_token.yml',
-            'extensions/credential_types/oauth_application.yml', 'extensions/eda/plugins/event_source/webhook.py',
-            'extensions/eda/rulebooks/cutover.yml', 'playbooks/cutover.yml']
+            'extensions/credential_types/oauth_application.yml', 'extensions/credential_types/webhook_secret.yml',
+            'extensions/eda/plugins/event_source/webhook_deliveries.py', 'extensions/eda/plugins/event_source/webhook.py',
+            'extensions/eda/eda_runtime.yml', 'extensions/eda/rulebooks/cutover.yml',
+            'extensions/eda/rulebooks/cutover_job_template.yml', 'playbooks/cutover.yml', 'meta/ee-requirements.txt']
 
 
 def main():

@@ -13,14 +13,21 @@ authorization code for tokens and uses them. No job event, nor the output, holds
 Then the event query runs as the controller runs it (awx/main/tasks/host_indirect.py): for each event with a result
 and a resolved action the query names, the jq expression over the result; each output's canonical facts are one
 node. The nodes of the service token job are exactly the databases and branches it read or managed. jq is Debian's.
+
+A reader of the guide (docs/docsite/rst/guide_automation_platform.rst) finds every file it names in the installed
+collection, and what a decision environment build reads from the collection (ansible-builder introspect) names
+aiohttp, which the event source needs; the guide's decision environment definition is one ansible-builder takes.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
+import sys
+import textwrap
 
 import pytest
 import yaml
@@ -32,8 +39,13 @@ from test_runner import installed  # noqa: F401  pylint: disable=unused-import
 
 COLLECTION = os.path.join("ansible_collections", "planetscale", "cloud")
 SHIPPED = ("extensions/audit/event_query.yml", "extensions/credential_types/service_token.yml",
-           "extensions/credential_types/oauth_application.yml", "extensions/eda/plugins/event_source/webhook.py",
-           "extensions/eda/rulebooks/cutover.yml", "playbooks/cutover.yml")
+           "extensions/credential_types/oauth_application.yml", "extensions/credential_types/webhook_secret.yml",
+           "extensions/eda/plugins/event_source/webhook_deliveries.py",
+           "extensions/eda/plugins/event_source/webhook.py", "extensions/eda/eda_runtime.yml",
+           "extensions/eda/rulebooks/cutover.yml", "extensions/eda/rulebooks/cutover_job_template.yml",
+           "playbooks/cutover.yml")
+GUIDE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "docs", "docsite",
+                     "rst", "guide_automation_platform.rst")
 
 INVENTORY_PLAYBOOK = """\
 - name: The databases and branches of the organization (an AWX job template with a PlanetScale credential)
@@ -209,3 +221,64 @@ def test_the_oauth_application_credential_alone_obtains_tokens_and_no_event_hold
     secrets = handled_secrets(emulator) + [code]
     assert secret_leaks(job, secrets) == []
     assert job.other_files_with(secrets) == ["artifacts/job/command", "env/envvars", "env/extravars"]
+
+
+def named_by_the_guide(collection):
+    """What the guide names of the collection, each with the paths in the collection that may hold it: the paths
+    it gives (extensions/..., meta/..., playbooks/...), the file names of its tables and loops (found under
+    extensions/), its modules (:ansplugin:) and the event sources, rulebooks and playbooks it names by FQCN."""
+    with open(GUIDE, encoding="utf-8") as handle:
+        text = handle.read()
+    named = {}
+    for path in re.findall(r"``((?:extensions|meta|playbooks|roles|plugins)/[^`\s]+)``", text):
+        named[path] = [path]
+    files = set(re.findall(r"``([a-z_]+\.yml)``", text)) | set(
+        "%s.yml" % item for item in re.findall(r"^ +- (service_token|oauth_application|webhook_secret)$", text, re.M))
+    for name in files - set(os.path.basename(path) for path in named):
+        named[name] = [os.path.relpath(os.path.join(folder, name), collection)
+                       for folder, unused, found in os.walk(os.path.join(collection, "extensions")) if name in found]
+    for module in re.findall(r":ansplugin:`planetscale\.cloud\.([a-z_]+)#module`", text):
+        named["planetscale.cloud.%s" % module] = ["plugins/modules/%s.py" % module]
+    for fqcn in re.findall(r"``planetscale\.cloud\.([a-z_]+)``", text):
+        named.setdefault("planetscale.cloud.%s" % fqcn, []).extend(
+            ["extensions/eda/plugins/event_source/%s.py" % fqcn, "extensions/eda/rulebooks/%s.yml" % fqcn,
+             "playbooks/%s.yml" % fqcn, "plugins/modules/%s.py" % fqcn, "plugins/inventory/%s.py" % fqcn])
+    return named
+
+
+def test_a_reader_of_the_guide_finds_every_file_it_names_in_the_installed_collection(installed):  # noqa: F811
+    collection = os.path.join(installed, COLLECTION)
+    named = named_by_the_guide(collection)
+    missing = sorted(name for name, paths in named.items()
+                     if not any(os.path.isfile(os.path.join(collection, path)) or (
+                         path.endswith("/") and os.path.isdir(os.path.join(collection, path))) for path in paths))
+    assert missing == []
+    # what the extraction must find (so that it cannot pass on nothing)
+    for name in ("extensions/eda/rulebooks/cutover.yml", "extensions/eda/rulebooks/cutover_job_template.yml",
+                 "extensions/eda/eda_runtime.yml", "meta/execution-environment.yml", "meta/ee-requirements.txt",
+                 "webhook_secret.yml", "service_token.yml", "planetscale.cloud.webhook_deliveries",
+                 "planetscale.cloud.cutover", "planetscale.cloud.cutover_job_template", "planetscale.cloud.token"):
+        assert [key for key in named if key == name or key.endswith("/" + name)], name
+
+
+def test_a_decision_environment_build_gets_aiohttp_from_the_collection_and_takes_the_guides_definition(
+        installed, tmp_path):  # noqa: F811
+    """ansible-builder introspect (what a build reads from the collections it installs) finds aiohttp, which the
+    event source imports; the guide's decision-environment.yml passes ansible-builder's schema (create)."""
+    builder = os.path.join(os.path.dirname(sys.executable), "ansible-builder")
+    if not os.path.exists(builder):
+        pytest.fail("No ansible-builder beside %s (requirements/new.txt installs it)" % sys.executable)
+    done = subprocess.run([builder, "introspect", "--sanitize", installed], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stdout
+    assert re.search(r"^- '?aiohttp\b.*# from collection planetscale\.cloud", done.stdout, re.M), done.stdout
+    with open(GUIDE, encoding="utf-8") as handle:
+        block = re.search(r"\.\. code-block:: text\n +:caption: decision-environment\.yml\n\n((?: +\S.*\n|\n)+)",
+                          handle.read())
+    assert block, "the guide has no decision-environment.yml block"
+    definition = tmp_path / "decision-environment.yml"
+    definition.write_text(textwrap.dedent(block.group(1)))
+    assert "planetscale.cloud" in definition.read_text()
+    done = subprocess.run([builder, "create", "--file", str(definition), "--context", str(tmp_path / "context")],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stdout

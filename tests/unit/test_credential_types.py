@@ -4,10 +4,16 @@
 variable their injectors set is one the modules read (an option's env fallback, plugins/module_utils/options.py)
 and, for an option the inventory also takes, the inventory plugin reads too; each field lands in the option of
 its name; a secret option's field is secret. Injectors are rendered as AWX renders them: Jinja2 in a sandbox,
-with the credential's inputs as variables."""
+with the credential's inputs as variables.
+
+The Event-Driven Ansible controller's credential type for the webhook secret (webhook_secret.yml) injects extra
+variables, the only way the EDA controller gives a credential to a rulebook: each field is an option of the event
+source planetscale.cloud.webhook_deliveries (its DOCUMENTATION), and the variable it sets is the one the shipped
+rulebooks give that option."""
 
 from __future__ import annotations
 
+import ast
 import os
 
 import pytest
@@ -20,6 +26,9 @@ from ansible_collections.planetscale.cloud.plugins.module_utils import options
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FOLDER = os.path.join(ROOT, "extensions", "credential_types")
 TYPES = ("oauth_application", "service_token")
+EDA_TYPES = ("webhook_secret",)
+SOURCE = os.path.join(ROOT, "extensions", "eda", "plugins", "event_source", "webhook_deliveries.py")
+RULEBOOKS = os.path.join(ROOT, "extensions", "eda", "rulebooks")
 
 # environment variable -> the module option that reads it (every module takes its options from these sets)
 MODULE_ENV = dict((option["fallback"][1][0], name) for name, option in options.GROUP_OPTIONS.items()
@@ -41,12 +50,49 @@ def render(kind, inputs):
                 for variable, template in kind["injectors"]["env"].items())
 
 
+def source_options():
+    """The options of the event source, from its DOCUMENTATION (read without importing it: it needs aiohttp)."""
+    with open(SOURCE, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    documentation = next(node.value.value for node in tree.body if isinstance(node, ast.Assign)
+                         and [target.id for target in node.targets] == ["DOCUMENTATION"])
+    return yaml.safe_load(documentation)["options"]
+
+
 def test_the_collection_ships_exactly_the_credential_types():
-    assert sorted(name[:-4] for name in os.listdir(FOLDER) if name.endswith(".yml")) == sorted(TYPES)
+    assert sorted(name[:-4] for name in os.listdir(FOLDER) if name.endswith(".yml")) == sorted(TYPES + EDA_TYPES)
+
+
+@pytest.mark.parametrize("name", EDA_TYPES)
+def test_an_eda_credential_type_gives_the_event_source_its_options_as_extra_variables(name):
+    """What the EDA controller takes (name, description, inputs, injectors; no kind), extra variables only and none
+    of the names it reserves (eda, ansible, EDA_...); each field is a source option, secret where the option is a
+    secret, and the variable it sets is what every shipped rulebook gives that option."""
+    kind = load(name)
+    assert set(kind) == {"name", "description", "inputs", "injectors"}
+    assert kind["name"].startswith("PlanetScale ") and set(kind["injectors"]) == {"extra_vars"}
+    fields = dict((field["id"], field) for field in kind["inputs"]["fields"])
+    assert set(kind["inputs"]["required"]) <= set(fields)
+    options = source_options()
+    assert set(fields) <= set(options)
+    assert all(field["secret"] for field_id, field in fields.items() if "secret" in field_id)
+    inputs = dict((field_id, "value of %s" % field_id) for field_id in fields)
+    extra_vars = render(dict(injectors=dict(env=kind["injectors"]["extra_vars"])), inputs)
+    assert not [variable for variable in extra_vars if variable.lower().startswith(("eda", "ansible"))]
+    given = dict((value, variable) for variable, value in extra_vars.items())  # field value -> its variable
+    rulebooks = sorted(name for name in os.listdir(RULEBOOKS) if name.endswith(".yml"))
+    assert len(rulebooks) >= 2
+    for rulebook in rulebooks:
+        with open(os.path.join(RULEBOOKS, rulebook), encoding="utf-8") as handle:
+            sources = [source for ruleset in yaml.safe_load(handle) for source in ruleset["sources"]]
+        arguments = next(source["planetscale.cloud.webhook_deliveries"] for source in sources
+                         if "planetscale.cloud.webhook_deliveries" in source)
+        for field_id in fields:
+            assert arguments[field_id] == "{{ %s }}" % given["value of %s" % field_id], (rulebook, field_id)
 
 
 @pytest.mark.parametrize("name", TYPES)
-def test_a_credential_type_is_what_awx_takes(name):
+def test_a_credential_type_is_what_awx_takes(name):  # the automation controller's types
     """name, kind cloud (a custom type's), inputs with unique field ids, required fields among them, injectors
     that only set environment variables (no extra_vars: a playbook variable shows in the job's events)."""
     kind = load(name)
