@@ -132,8 +132,30 @@ options:
       - Each is checked against the branch's parameters (listed by M(planetscale.cloud.postgres_parameter_info))
         before any write. A parameter the branch does not have, an immutable one, and a value outside its range or
         its choices fail the task with a sentence.
+      - A parameter whose change restarts PostgreSQL (C(restart) in the branch's parameters, for example
+        C(max_connections) or C(shared_buffers)) is changed only with O(allow_restart); see there.
       - PostgreSQL branches only; on a MySQL branch the task fails before any write.
     type: dict
+    version_added: 0.3.0
+  allow_restart:
+    description:
+      - Accept that changing a parameter restarts PostgreSQL, which drops every connection to the branch (the
+        platform's C(restart) of the parameter, which M(planetscale.cloud.postgres_parameter_info) lists), in the
+        spirit of C(apply_immediately) of amazon.aws's RDS modules.
+      - Without it, a task that would change such a parameter fails before any write, naming the parameters and this
+        option. Check mode warns and names them, as do the diff and RV(restart_parameters), whatever it says.
+      - A branch the task creates serves no one yet, and takes its parameters without it.
+    type: bool
+    default: false
+    version_added: 0.3.0
+  cancel_pending:
+    description:
+      - Cancel the change and resize requests of the branch that have not started resizing (state V(queued) or
+        V(pending)), made elsewhere or by a task with O(wait=false), with the platform's cancel of a change request.
+        A branch with none is not a change. Other capacity settings of the task are compared and sent after it.
+      - A request already resizing cannot be canceled; with none to cancel beside it, the task fails and says so.
+    type: bool
+    default: false
     version_added: 0.3.0
   vtgate:
     description:
@@ -252,6 +274,23 @@ EXAMPLES = r"""
       pgconf:
         work_mem: 8192
 
+- name: Raise max_connections, which restarts PostgreSQL, and say that the restart is accepted
+  planetscale.cloud.branch:
+    organization: acme
+    database: pgapp
+    name: main
+    parameters:
+      pgconf:
+        max_connections: 200
+    allow_restart: true
+
+- name: Cancel the change request of main that has not started yet (made in the web console, say)
+  planetscale.cloud.branch:
+    organization: acme
+    database: pgapp
+    name: main
+    cancel_pending: true
+
 - name: Delete the preview branch
   planetscale.cloud.branch:
     organization: acme
@@ -325,6 +364,22 @@ change_requests:
   type: list
   elements: dict
   version_added: 0.3.0
+restart_parameters:
+  description:
+    - The parameters the task changes (in check mode, would change) whose change restarts PostgreSQL, as
+      C(namespace.name), for example V(pgconf.max_connections). Empty when none does. The diff names them too.
+  returned: when the task gives O(parameters)
+  type: list
+  elements: str
+  version_added: 0.3.0
+canceled_requests:
+  description:
+    - The change and resize requests O(cancel_pending) canceled (in check mode, would cancel), each as read before
+      the cancel. Empty when none was waiting.
+  returned: when the task sets O(cancel_pending)
+  type: list
+  elements: dict
+  version_added: 0.3.0
 """
 
 import re
@@ -334,7 +389,9 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.base import Modu
 from ansible_collections.planetscale.cloud.plugins.module_utils.branches import (
     check_cluster_size, check_storage, cluster_size, first, is_ready, other_size, readiness, size_name,
     with_cluster_name)
-from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import REQUEST_STATES, REQUESTS, request_path
+from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import (
+    REQUEST_STATES, REQUESTS, consent_to_restart, flat_parameters, parameter_problem, parameter_text, request_path,
+    restarting, running)
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
     CONNECTION, CREDENTIALS, ORGANIZATION, WAIT)
@@ -394,13 +451,7 @@ ENGINE_OPTIONS = dict(postgresql=("replicas", "storage", "parameters"), mysql=("
 ENGINES = dict(postgresql="PostgreSQL", mysql="MySQL")
 WRONG_ENGINE = "%s only for %s branches, and branch %r of database %r is a %s branch; leave %s out."
 APPLIED = object()  # what a lost write's read-back gives when no request runs and the branch has it all
-RUNNING = REQUEST_STATES[:3]  # queued, pending, resizing
 ENDED = REQUEST_STATES[3:]  # canceled, completed
-
-
-def running(requests):
-    """The newest request of a list (newest first) that is still queued, pending or resizing, or None."""
-    return next((request for request in requests if request.get("state") in RUNNING), None)
 
 
 def request_label(kind, request, label):
@@ -425,6 +476,8 @@ def request_waiter(kind, request, label, foreign=False):
                   state=lambda r: r.get("state"), failed=failed, key="request")
 
 
+RESIZING = ("%s is resizing, and the platform cancels a request only before it starts resizing: wait for it to "
+            "complete, or leave cancel_pending out.")
 RUNNING_ELSEWHERE = ("%s is %s, made elsewhere (%s): set wait to true to wait for it to complete first, or run the "
                      "task again once it has.")
 
@@ -434,57 +487,16 @@ def given(options):
     return dict((name, value) for name, value in (options or {}).items() if value is not None)
 
 
-def flat_parameters(parameters):
-    """{namespace: {name: value}} as {"namespace.name": value}; ModuleFailure for another shape."""
-    flat = {}
-    for namespace, values in (parameters or {}).items():
-        if not isinstance(values, dict) or not values or any(
-                isinstance(value, (dict, list)) or value is None for value in values.values()):
-            raise ModuleFailure("parameters must map a namespace to parameter names and their values, for example "
-                                "{pgconf: {work_mem: 8192}}; %r is not such a mapping." % namespace)
-        flat.update(("%s.%s" % (namespace, name), value) for name, value in values.items())
-    return flat
-
-
-def text(value):
-    """A parameter's value as the platform stores it (a string)."""
-    return ("true" if value else "false") if isinstance(value, bool) else str(value).strip()
-
-
-def parameter_problem(record, value):
-    """Why the platform would refuse value for a parameter record (its type, range or options), or None."""
-    kind, value = record.get("parameter_type"), text(value)
-    if record.get("immutable"):
-        return "is immutable: the platform sets it"
-    if kind == "boolean" and value.lower() not in ("true", "false", "on", "off"):
-        return "takes true or false, not %r" % value
-    if kind == "select" and record.get("options") and value not in record["options"]:
-        return "takes one of %s, not %r" % (", ".join(record["options"]), value)
-    if kind in ("integer", "float"):
-        try:
-            number = int(value) if kind == "integer" else float(value)
-        except ValueError:
-            return "takes %s, not %r" % ("an integer" if kind == "integer" else "a number", value)
-        low, high = record.get("min"), record.get("max")
-        if (low or high) and not low <= number <= high:
-            return "takes %s to %s, not %s" % (_number(low), _number(high), value)
-    return None
-
-
-def _number(value):
-    return str(int(value)) if float(value).is_integer() else str(value)
-
-
 def same_value(record, have, want):
     if record.get("parameter_type") in ("integer", "float"):
         try:
-            return float(have) == float(text(want))
+            return float(have) == float(parameter_text(want))
         except (TypeError, ValueError):
             return False
     if record.get("parameter_type") == "boolean":
-        return str(have).lower() in ("true", "on") if text(want).lower() in ("true", "on") else \
+        return str(have).lower() in ("true", "on") if parameter_text(want).lower() in ("true", "on") else \
             str(have).lower() in ("false", "off")
-    return have == text(want)
+    return have == parameter_text(want)
 
 
 class Capacity:
@@ -500,7 +512,7 @@ class Capacity:
             ("storage", dict((STORAGE[k], v) for k, v in given(self.params["storage"]).items())),
             ("parameters", flat_parameters(self.params["parameters"])),
             ("vtgate", dict((VTGATE[k], v) for k, v in given(self.params["vtgate"]).items()))) if value)
-        self.have, self.catalogue, self.kind, self.requests, self.runs = {}, {}, None, [], None
+        self.have, self.catalogue, self.kind, self.requests, self.runs, self.restarts = {}, {}, None, [], None, []
         self.catalogue_of = None  # the branch whose parameters self.catalogue holds
 
     def check(self, source, kind):
@@ -601,7 +613,7 @@ class Capacity:
             nested = {}
             for name, value in shown["parameters"].items():
                 namespace, parameter = name.split(".", 1)
-                nested.setdefault(namespace, {})[parameter] = value if value is None else text(value)
+                nested.setdefault(namespace, {})[parameter] = value if value is None else parameter_text(value)
             shown["parameters"] = nested
         for name, keys in (("storage", STORAGE), ("vtgate", VTGATE)):
             if name in shown:
@@ -640,6 +652,7 @@ class Capacity:
             branch = self.module.read() or branch
             self.read(branch)  # what the branch has once they ended
         changes = self.changes()
+        self.restarts = self.consent(changes)
         if self.module.ctx.check_mode or not changes:
             self.have = dict(self.have, **self.merged(changes))
             return branch, bool(changes)
@@ -652,6 +665,13 @@ class Capacity:
         if wrote:
             self.have = dict(self.have, **self.merged(changes))
         return (self.module.read() or branch), wrote
+
+    def consent(self, changes):
+        """The parameters among changes whose change restarts PostgreSQL, as the branch's parameters (already read)
+        say; none on a branch this task creates, which serves no one yet. Named in check mode, else refused before any
+        write without allow_restart."""
+        names = [] if self.module.created else restarting(self.catalogue, changes.get("parameters", ()))
+        return consent_to_restart(self.module, names, "PostgreSQL")
 
     def merged(self, changes):
         return dict((k, dict(self.have[k], **v) if isinstance(v, dict) else v) for k, v in changes.items())
@@ -724,6 +744,8 @@ class Branch(Resource):
         vtgate=dict(type="dict", options=dict(size=dict(type="str"), count=dict(type="int"),
                                               max_count=dict(type="int"), autoscaling=dict(type="bool"),
                                               target_cpu_utilization=dict(type="int"))),
+        allow_restart=dict(type="bool", default=False),
+        cancel_pending=dict(type="bool", default=False),
         wait_timeout=dict(type="int", default=600),
     )
     required_by = dict(backup_id="cluster_size")
@@ -738,6 +760,7 @@ class Branch(Resource):
     branch_options = ("name",)  # with parent_branch, held to the branch-name rule (Module.branch_naming)
     database_record = None  # the database's record, once a rule needs it
     capacity = None  # the capacity the task gives (Capacity), when it gives any
+    canceled = ()  # the requests cancel_pending cancels, as read before
 
     def validate(self):
         super().validate()
@@ -761,6 +784,12 @@ class Branch(Resource):
             source = resource or self.client.get(self.url(self.params["parent_branch"] or self.params["name"])) or {}
             self.capacity.check(source, source.get("kind") or self.database_kind(source.get("name")))
             self.capacity.runs = None if new else self.capacity.read(resource, checked=True)
+            if not new and not self.ctx.check_mode:  # a restart not allowed fails before any write
+                self.capacity.consent(self.capacity.changes())
+        if self.params["cancel_pending"] and not new:  # after every refusal; what it cancels is waited for no more
+            self.canceled = self.cancel(resource)
+            if self.capacity is not None:
+                self.capacity.runs = dict((k, r) for k, r in self.capacity.runs.items() if r not in self.canceled)
         return super().present(resource)
 
     def label(self):
@@ -774,13 +803,17 @@ class Branch(Resource):
                       region=(resource.get("region") or {}).get("slug"))
         fields.update((name, bool(resource.get(name))) for name in LIFECYCLE if self.params.get(name) is not None)
         if self.capacity is not None:
-            fields.update(self.capacity.view(self.capacity.have))
+            fields.update(self.capacity.view(self.capacity.have), restart_parameters=self.capacity.restarts or None)
         return fields
 
     def result_keys(self, resource):
         keys = dict(branch=resource)
         if self.capacity is not None:
             keys.update(capacity=self.capacity.view(self.capacity.have), change_requests=self.capacity.requests)
+            if self.params["parameters"] is not None:
+                keys["restart_parameters"] = self.capacity.restarts
+        if self.params["cancel_pending"]:
+            keys["canceled_requests"] = list(self.canceled)
         return keys
 
     def predict(self, resource, changes):
@@ -898,7 +931,28 @@ class Branch(Resource):
                              read_back=lifted)
         super().delete(resource)
 
+    def cancel(self, resource):
+        """The branch's change and resize requests that have not started resizing, canceled (DELETE .../resizes, the
+        platform's cancel of a change request; none in check mode); one resizing, with none to cancel, fails."""
+        kinds = ("change",) if resource.get("kind") == "postgresql" else ("change", "resize")
+
+        def pending():
+            found = [(kind, running(self.client.paginate(self.url(resource["name"], request_path(kind)), limit=5)))
+                     for kind in kinds]
+            return [(kind, request) for kind, request in found if request is not None]
+        found = pending()
+        waiting = [request for kind, request in found if request.get("state") != "resizing"]
+        if found and not waiting:
+            raise ModuleFailure(RESIZING % (capital(request_label(found[0][0], found[0][1], self.label()))))
+        if waiting and not self.ctx.check_mode:
+            def settled(error):  # pylint: disable=unused-argument
+                return None if any(r.get("state") != "resizing" for kind, r in pending()) else (None, True)
+            write_and_settle(lambda: self.client.delete(self.url(resource["name"], "resizes")), read_back=settled,
+                             on_conflict=settled)
+        return waiting
+
     def after_present(self, resource, changed):
+        changed = changed or bool(self.canceled)
         if self.capacity is not None:
             if not self.ctx.check_mode and not is_ready(resource):
                 resource = self.ready(resource, changed, "be resized")

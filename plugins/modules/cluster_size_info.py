@@ -22,7 +22,9 @@ author:
 options:
   engine:
     description:
-      - The engine whose sizes to list. The API's default is V(mysql).
+      - The engine whose sizes to list.
+      - By default the engine of O(database) when it is given (its record's C(kind), else that of its default
+        branch), else V(mysql), the API's default.
     type: str
     choices: [mysql, postgresql]
   rates:
@@ -37,6 +39,7 @@ options:
   database:
     description:
       - The database whose own prices, where it has any, take precedence over the organization's.
+      - Without O(engine), the sizes listed are those of its engine; a database that does not exist fails the task.
     type: str
   enabled:
     description:
@@ -65,6 +68,12 @@ EXAMPLES = r"""
     fail_msg: "{{ db_size }} is not one of {{ sizes.cluster_sizes | map(attribute='name') | join(', ') }}."
   vars:
     db_size: PS_20
+
+- name: List the sizes a database may be resized to, for its engine (PostgreSQL here)
+  planetscale.cloud.cluster_size_info:
+    organization: acme
+    database: pgapp
+    enabled: true
 
 - name: List the PostgreSQL sizes with their prices in a region
   planetscale.cloud.cluster_size_info:
@@ -137,6 +146,9 @@ class ClusterSizeInfo(InfoModule):
 
     def run(self):
         query = dict((name, self.params[name]) for name in ("engine", "region", "database") if self.params[name])
+        if self.params["database"] and not self.params["engine"]:
+            query["engine"] = self.engine_of(self.params["database"])
+            query = dict((name, value) for name, value in query.items() if value)
         if self.params["rates"]:
             query["rates"] = "true"
         answer = self.client.request("GET", self.org_path("cluster-size-skus"), params=query or None, any_json=True)
@@ -147,6 +159,17 @@ class ClusterSizeInfo(InfoModule):
         if self.params["enabled"] is not None:
             sizes = [size for size in sizes if bool(size.get("enabled", True)) == self.params["enabled"]]
         return dict(cluster_sizes=sizes)
+
+    def engine_of(self, database):
+        """The engine of a database: its record's kind, else (a record that does not state it, as the platform's
+        recorded databases may not) that of its default branch; None when neither says."""
+        record = self.client.get(self.org_path("databases", database))
+        kind = record.get("kind") if isinstance(record, dict) else None
+        if not kind and isinstance(record, dict) and record.get("default_branch"):
+            branch = self.client.get(self.org_path("databases", database, "branches", record["default_branch"]),
+                                     missing_ok=True)
+            kind = branch.get("kind") if isinstance(branch, dict) else None
+        return kind if kind in ("mysql", "postgresql") else None
 
 
 def main():

@@ -57,11 +57,23 @@ options:
     type: int
   parameters:
     description:
-      - PgBouncer parameters by name (the namespace C(pgbouncer) of
-        M(planetscale.cloud.postgres_parameter_info)), for example C(default_pool_size), C(max_client_conn),
-        C(pool_mode). Values are compared as the platform stores them (text; numbers by value).
-      - Parameters not named are left as they are.
+      - "PgBouncer parameters by namespace, then name, then value, as O(planetscale.cloud.branch#module:parameters)
+        takes them: the namespace C(pgbouncer) of M(planetscale.cloud.postgres_parameter_info), for example
+        C({pgbouncer: {default_pool_size: 50}}) (C(default_pool_size), C(max_client_conn), C(pool_mode)...). The names
+        alone, without the namespace (C({default_pool_size: 50})), are taken too. Values are compared as the platform
+        stores them (text; numbers by value)."
+      - Parameters not named are left as they are. A parameter whose change restarts the bouncer (the platform's
+        C(restart) of the bouncer's parameter) needs O(allow_restart).
     type: dict
+  allow_restart:
+    description:
+      - Accept that changing a parameter restarts the bouncer's nodes, which drops their connections (a parameter
+        whose C(restart) is true in the bouncer's parameters). Without it such a change fails the task before any
+        write and names the parameters; check mode warns and names them (RV(restart_parameters)).
+      - A bouncer the task creates serves no one yet, and takes its parameters without it.
+    type: bool
+    default: false
+    version_added: 0.3.0
   wait:
     description: Wait until the resize request has completed, polling with growing intervals.
   wait_timeout:
@@ -94,7 +106,8 @@ EXAMPLES = r"""
     size: PGB_10
     replicas_per_cell: 2
     parameters:
-      default_pool_size: 50
+      pgbouncer:
+        default_pool_size: 50
   register: bouncer
 
 - name: A role whose connections go through it
@@ -155,12 +168,22 @@ resize_request:
   description: The resize request the task made (its state, sku, previous_sku, parameters...), as last read.
   returned: when the task resized the bouncer (not in check mode)
   type: dict
+restart_parameters:
+  description:
+    - The parameters the task changes (in check mode, would change) whose change restarts the bouncer's nodes, by
+      name. Empty when none does.
+  returned: when the task gives O(parameters)
+  type: list
+  elements: str
+  version_added: 0.3.0
 """
 
 import re
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import (
+    consent_to_restart, flat_parameters, parameter_problem, parameter_text, restarting, running)
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
     CONNECTION, CREDENTIALS, ORGANIZATION, WAIT)
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Outcome, Resource, capital
@@ -168,15 +191,9 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Wa
 
 PORT = 6432
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
-RUNNING = ("pending", "resizing")
 ENDED = ("completed", "canceled")
 # option -> the key of the resize request's body
 BODY = dict(size="bouncer_size", target="target", replicas_per_cell="replicas_per_cell")
-
-
-def text(value):
-    """A parameter's value as the platform stores it."""
-    return ("true" if value else "false") if isinstance(value, bool) else str(value).strip()
 
 
 def same_text(have, want):
@@ -189,21 +206,6 @@ def same_text(have, want):
 def parameter_values(bouncer):
     """The bouncer's parameters as {name: value}."""
     return dict((p.get("name"), p.get("value")) for p in (bouncer or {}).get("parameters") or [] if isinstance(p, dict))
-
-
-def problem(record, value):
-    """Why the platform would refuse value for a parameter record (select options, integer range), or None."""
-    if record.get("immutable"):
-        return "is immutable"
-    if record.get("parameter_type") == "select" and record.get("options") and value not in record["options"]:
-        return "takes one of %s, not %r" % (", ".join(record["options"]), value)
-    if record.get("parameter_type") == "integer":
-        low, high = record.get("min"), record.get("max")
-        if not re.fullmatch(r"-?\d+", value):
-            return "takes an integer, not %r" % value
-        if (low or high) and not low <= int(value) <= high:
-            return "takes %d to %d, not %s" % (low, high, value)
-    return None
 
 
 class PostgresBouncer(Resource):
@@ -219,6 +221,7 @@ class PostgresBouncer(Resource):
         size=dict(type="str", choices=["PGB_5", "PGB_10", "PGB_20", "PGB_40", "PGB_80", "PGB_160"]),
         replicas_per_cell=dict(type="int"),
         parameters=dict(type="dict"),
+        allow_restart=dict(type="bool", default=False),
         wait_timeout=dict(type="int", default=600),
     )
     path_options = ("database", "branch", "name")
@@ -231,7 +234,7 @@ class PostgresBouncer(Resource):
 
     def __init__(self, params, ctx=None):
         super().__init__(params, ctx)
-        self.request = None
+        self.request, self.restarts = None, []
 
     def validate(self):
         super().validate()
@@ -240,7 +243,15 @@ class PostgresBouncer(Resource):
                                 "with a letter or digit; not %r." % self.params["name"])
         if self.params["replicas_per_cell"] is not None and self.params["replicas_per_cell"] < 1:
             raise ModuleFailure("replicas_per_cell must be 1 or more, not %s." % self.params["replicas_per_cell"])
-        for name, value in (self.params["parameters"] or {}).items():
+        given = self.params["parameters"] or {}
+        if any(isinstance(value, dict) for value in given.values()):  # {pgbouncer: {name: value}}, as branch takes
+            flat = flat_parameters(given)
+            other = sorted(set(name.split(".")[0] for name in flat) - {"pgbouncer"})
+            if other:
+                raise ModuleFailure("parameters of a bouncer are those of the namespace pgbouncer, for example "
+                                    "{pgbouncer: {default_pool_size: 50}}; %s is another namespace." % other[0])
+            self.params["parameters"] = given = dict((name.split(".", 1)[1], v) for name, v in flat.items())
+        for name, value in given.items():
             if not name.strip() or value is None or isinstance(value, (dict, list)):
                 raise ModuleFailure("parameters must map PgBouncer parameter names to values (text, numbers or "
                                     "booleans), for example {default_pool_size: 50}; %r is not such an entry." % name)
@@ -263,7 +274,7 @@ class PostgresBouncer(Resource):
     def wanted(self, resource):
         fields = super().wanted(resource)
         if "parameters" in fields:
-            fields["parameters"] = dict((name, text(value)) for name, value in fields["parameters"].items())
+            fields["parameters"] = dict((name, parameter_text(value)) for name, value in fields["parameters"].items())
         return fields
 
     def same(self, name, have, want):
@@ -298,9 +309,14 @@ class PostgresBouncer(Resource):
             if records and name not in records:
                 raise ModuleFailure("parameters: %s has no PgBouncer parameter %r; it has %s." % (
                     capital(self.label()), name, ", ".join(sorted(records))))
-            found = problem(records[name], text(value)) if records else None
+            found = parameter_problem(records[name], value) if records else None
             if found:
                 raise ModuleFailure("parameters: %s %s." % (name, found))
+        have = parameter_values(resource)
+        differ = [name for name, value in self.params["parameters"].items()
+                  if not same_text(have.get(name), parameter_text(value))]
+        if not self.created:  # a bouncer this task creates serves no one yet
+            self.restarts = consent_to_restart(self, restarting(records, differ), "the bouncer")
 
     # Resizes --------------------------------------------------------------------------------
 
@@ -308,7 +324,7 @@ class PostgresBouncer(Resource):
         return self.client.paginate(self.url(self.params["name"], "resizes"), limit=5)
 
     def running(self):
-        return next((r for r in self.resizes() if r.get("state") in RUNNING), None)
+        return running(self.resizes())
 
     def update(self, resource, changes):
         running = self.running()
@@ -361,6 +377,8 @@ class PostgresBouncer(Resource):
         keys = dict(bouncer=resource, connection=dict(port=PORT, username_suffix="|" + self.params["name"]))
         if self.request is not None:
             keys["resize_request"] = self.request
+        if self.params["parameters"] is not None:
+            keys["restart_parameters"] = self.restarts
         return keys
 
 

@@ -250,7 +250,7 @@ class Bouncers:
             description=spec.description, immutable=spec.immutable,
             parameter_type=spec.parameter_type if spec.parameter_type in ("integer", "select") else "string",
             default_value=spec.default, value=bouncer.shape.parameters.get(spec.name, spec.default),
-            created_at=CATALOGUE_TIME, updated_at=stamp(bouncer.updated), restart=spec.restart, max=spec.max,
+            created_at=CATALOGUE_TIME, updated_at=stamp(bouncer.updated), restart=self.restarts(spec), max=spec.max,
             min=spec.min, url=f"{DOCS}#{spec.name}", options=list(spec.options), actor=bouncer.actor)
             for spec in BOUNCER_PARAMETERS]
 

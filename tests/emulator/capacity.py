@@ -49,7 +49,10 @@ EXTENSION_DOCS = "https://planetscale.com/docs/postgres/extensions"
 @dataclass(frozen=True)
 class ParameterSpec:
     """One parameter the platform lists: namespace, name, type, default, range or options, and whether a change
-    needs a restart, is refused (immutable), or is set per database on the data plane (per_database)."""
+    needs a restart, is refused (immutable), or is set per database on the data plane (per_database).
+
+    restart is what the emulator answers without a data plane: with one, a pgconf parameter's restart is what the
+    real PostgreSQL says (pg_settings.context 'postmaster'; Capacity.restarts)."""
 
     namespace: str
     name: str
@@ -139,6 +142,9 @@ EXTENSIONS = (
     ExtensionSpec("timescaledb", "Time-series data", "shared_preload_libraries", available=False,
                   unavailable_reason="Not offered on this platform"),
 )
+
+
+_CONTEXTS: dict[int, dict[str, str]] = {}  # id of a data plane -> PostgreSQL's pg_settings: name -> context
 
 
 def _catalogue_id(*parts: str) -> str:
@@ -681,8 +687,23 @@ class Capacity:
             namespace=spec.namespace, category=spec.category, description=spec.description,
             extension=spec.extension is not None, immutable=spec.immutable, parameter_type=spec.parameter_type,
             default_value=spec.default, value=value, created_at=CATALOGUE_TIME, updated_at=branch.model.updated_at,
-            restart=spec.restart, max=spec.max, min=spec.min, url=f"{DOCS}#{spec.name}", options=list(spec.options),
-            actor=actor)
+            restart=self.restarts(spec), max=spec.max, min=spec.min, url=f"{DOCS}#{spec.name}",
+            options=list(spec.options), actor=actor)
+
+    def restarts(self, spec: ParameterSpec) -> bool:
+        """Whether a change of the parameter restarts the server: for a pgconf parameter the data plane's PostgreSQL
+        lists, its pg_settings.context is 'postmaster' (read once a data plane); otherwise (no data plane, a
+        parameter of patroni or pgbouncer, or one PostgreSQL does not list) the catalogue's restart."""
+        contexts = _CONTEXTS.get(id(self.data)) if self.data is not None else None
+        if self.data is not None and contexts is None:
+            try:
+                contexts = dict(self.data.pg("SELECT name, context FROM pg_settings"))
+            except Exception:  # pylint: disable=broad-except  # a server that does not answer: the catalogue's flags
+                contexts = {}
+            _CONTEXTS[id(self.data)] = contexts
+        if spec.namespace == "pgconf" and spec.name in (contexts or {}):
+            return contexts[spec.name] == "postmaster"
+        return spec.restart
 
     @locked
     def parameters(self, org: OrgRecord, database: str, name: str) -> ParameterList:

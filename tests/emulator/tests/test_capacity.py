@@ -5,8 +5,12 @@ change read back with SHOW through a real PostgreSQL connection.
 
 Every answer is validated against the published OpenAPI after the test (conftest.openapi_check)."""
 
+import dataclasses
+
 import psycopg
 import pytest
+
+from emulator import capacity
 
 from .conftest import DB, MAIN, TALLY, check_recorded
 
@@ -311,6 +315,27 @@ def test_the_parameter_catalogue_lists_every_parameter_with_the_published_fields
     assert [p["name"] for p in extensions["pg_stat_statements"]["parameters"]] == ["pg_stat_statements.max",
                                                                                    "pg_stat_statements.track"]
     assert extensions["timescaledb"]["available"] is False and extensions["timescaledb"]["unavailable_reason"]
+
+
+def test_restart_is_what_the_data_planes_postgresql_says_not_the_catalogues_flag(api, monkeypatch):
+    """Issue 44: restart tells a user that a change restarts the server. For a pgconf parameter the real PostgreSQL
+    lists, it is pg_settings.context 'postmaster', whatever the hand-written catalogue says (flipped here)."""
+    flipped = tuple(dataclasses.replace(spec, restart=not spec.restart) for spec in capacity.PARAMETERS)
+    monkeypatch.setattr(capacity, "PARAMETERS", flipped)
+    role = api.world["postgres"]["default_role"]
+    host, port = role["access_host_url"].rsplit(":", 1)
+    with psycopg.connect(host=host, port=int(port), user=role["username"], password=role["password"],
+                         dbname=role["database_name"], sslmode="verify-full", sslrootcert=api.world["ca_file"],
+                         connect_timeout=10) as connection:
+        contexts = dict(connection.execute("SELECT name, context FROM pg_settings").fetchall())
+    listed = {(p["namespace"], p["name"]): p["restart"] for p in ok(api.get(f"{PG}/parameters"))}
+    server = {name: restart for (namespace, name), restart in listed.items() if namespace == "pgconf" and
+              name in contexts}
+    assert {"max_connections", "shared_buffers", "work_mem", "wal_level"} <= set(server)
+    assert server == {name: contexts[name] == "postmaster" for name in server}
+    assert server["max_connections"] is True and server["work_mem"] is False
+    # what PostgreSQL does not list (patroni's, pgbouncer's) keeps the catalogue's flag
+    assert listed[("pgbouncer", "pool_mode")] is True and listed[("patroni", "synchronous_mode")] is True
 
 
 def test_read_only_regions_are_seeded_added_and_paged(api):

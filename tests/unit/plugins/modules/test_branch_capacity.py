@@ -26,6 +26,8 @@ PARAMETERS = [
          options=["replica", "logical"], min=0, max=0),
     dict(namespace="pgconf", name="random_page_cost", parameter_type="float", value="4", min=0, max=1e10),
     dict(namespace="patroni", name="synchronous_mode", parameter_type="boolean", value="false", min=0, max=0),
+    dict(namespace="pgconf", name="max_connections", parameter_type="integer", value="100", min=25, max=5000,
+         restart=True),
 ]
 
 
@@ -476,3 +478,106 @@ def test_the_parameters_are_read_once_a_task_when_nothing_runs(server, run):
     result = run(parameters=dict(pgconf=dict(work_mem=4096)))
     assert result["changed"] is False and writes(server) == []
     assert [r["path"] for r in server.requests].count(URL + "/parameters") == 1
+
+
+# ------------------------------------------------------------------- a parameter whose change restarts PostgreSQL
+
+
+RESTART_REFUSED = ("Branch 'dev' of database 'shop': changing pgconf.max_connections restarts PostgreSQL, which drops "
+                   "its connections; set allow_restart: true to accept the restart, or leave it out of parameters.")
+
+
+def test_a_restart_without_allow_restart_fails_before_any_write(server, run):
+    """Issue 44: max_connections was changed, restarting the server, without a word. The deletion protection the
+    task also changes is not written either: the refusal comes first."""
+    Platform(server, branch("postgresql"), changes=[done()])
+    with pytest.raises(ModuleFailure) as caught:
+        run(parameters=dict(pgconf=dict(max_connections=200, work_mem=8192)), deletion_protected=True)
+    assert caught.value.msg == RESTART_REFUSED and writes(server) == []
+
+
+@pytest.mark.parametrize("allow_restart", [False, True])
+def test_check_mode_names_the_parameters_that_restart(server, run, allow_restart):
+    Platform(server, branch("postgresql"), changes=[done()])
+    ctx = TaskContext(check_mode=True, diff=True)
+    result = run(ctx=ctx, allow_restart=allow_restart, parameters=dict(pgconf=dict(max_connections=200, work_mem=64)))
+    assert result["changed"] is True and writes(server) == []
+    assert result["restart_parameters"] == ["pgconf.max_connections"]
+    assert result["diff"]["after"]["restart_parameters"] == ["pgconf.max_connections"]
+    assert "restart_parameters" not in result["diff"]["before"]
+    assert ctx.warnings == ["Branch 'dev' of database 'shop': changing pgconf.max_connections would restart PostgreSQL, "
+                            "which drops its connections%s." % (
+                                "" if allow_restart else "; the task needs allow_restart: true to do it")]
+
+
+def test_allow_restart_sends_the_change_and_names_the_restart(server, run, sleeps):
+    Platform(server, branch("postgresql"), changes=[done()], write=lambda request: (200, dict(id="c1", state="pending")))
+    ctx = TaskContext()
+    result = run(ctx=ctx, allow_restart=True, parameters=dict(pgconf=dict(max_connections=200)))
+    assert writes(server) == [("PATCH", "/changes", dict(parameters=dict(pgconf=dict(max_connections="200"))))]
+    assert result["changed"] is True and result["restart_parameters"] == ["pgconf.max_connections"]
+    assert ctx.warnings == []
+
+
+def test_a_restart_parameter_at_its_value_or_others_alone_need_no_consent(server, run):
+    """Only a parameter that differs is judged, from the parameters read once to check the values."""
+    Platform(server, branch("postgresql"), changes=[done()], write=lambda request: (200, dict(id="c1", state="done")))
+    result = run(parameters=dict(pgconf=dict(max_connections="100", work_mem=8192)), wait=False)
+    assert result["restart_parameters"] == [] and result["changed"] is True
+    assert [r["path"] for r in server.requests].count(URL + "/parameters") == 1
+
+
+# ------------------------------------------------------------------- cancel_pending
+
+
+def test_cancel_pending_cancels_the_request_that_has_not_started(server, run):
+    Platform(server, branch("postgresql"), changes=[dict(id="x1", state="pending"), done()])
+    result = run(cancel_pending=True)
+    assert writes(server) == [("DELETE", "/resizes", None)]
+    assert result["changed"] is True and result["canceled_requests"] == [dict(id="x1", state="pending")]
+
+
+def test_cancel_pending_of_a_mysql_branch_reads_both_lists_and_check_mode_writes_nothing(server, run):
+    Platform(server, branch("mysql"), changes=[done()], resizes=[dict(id="v1", state="queued")])
+    result = run(cancel_pending=True, check_mode=True)
+    assert writes(server) == [] and result["changed"] is True
+    assert result["canceled_requests"] == [dict(id="v1", state="queued")]
+
+
+def test_cancel_pending_without_a_pending_request_is_no_change(server, run):
+    Platform(server, branch("postgresql"), changes=[dict(id="x1", state="canceled"), done()])
+    result = run(cancel_pending=True)
+    assert writes(server) == [] and result["changed"] is False and result["canceled_requests"] == []
+
+
+def test_cancel_pending_of_a_request_already_resizing_is_a_sentence(server, run):
+    Platform(server, branch("postgresql"), changes=[dict(id="x1", state="resizing")])
+    with pytest.raises(ModuleFailure) as caught:
+        run(cancel_pending=True)
+    assert caught.value.msg == ("Change request 'x1' of branch 'dev' of database 'shop' is resizing, and the platform "
+                                "cancels a request only before it starts resizing: wait for it to complete, or leave "
+                                "cancel_pending out.")
+    assert writes(server) == []
+
+
+def test_a_lost_answer_of_the_cancel_is_read_back_and_not_sent_again(server, run, sleeps):
+    platform = Platform(server, branch("postgresql"), changes=[dict(id="x1", state="pending")])
+
+    def lost(request):
+        platform.lists["changes"] = [dict(id="x1", state="canceled")]
+        return "drop"
+    platform.write = lost
+    assert run(cancel_pending=True)["changed"] is True
+    assert writes(server) == [("DELETE", "/resizes", None)]
+
+
+def test_cancel_pending_comes_after_every_refusal_and_what_it_cancels_is_not_waited_for(server, run, sleeps):
+    platform = Platform(server, branch("postgresql"), changes=[dict(id="x1", state="pending"), done()],
+                        write=lambda request: (204, b"") if request["method"] == "DELETE" else (
+                            200, dict(id="c1", state="completed")))
+    with pytest.raises(ModuleFailure, match="restarts PostgreSQL"):
+        run(cancel_pending=True, parameters=dict(pgconf=dict(max_connections=200)))
+    assert writes(server) == []
+    result = run(cancel_pending=True, replicas=2)
+    assert writes(server) == [("DELETE", "/resizes", None), ("PATCH", "/changes", dict(replicas=2))]
+    assert result["changed"] is True and sleeps == [] and platform.polls == {}

@@ -68,3 +68,38 @@ def test_bad_input_fails_before_any_request(server, run, args, message):
 
 def test_engine_is_a_choice(run):
     assert "engine" in run.validate(engine="oracle").errors.msg
+
+
+DATABASES = "/v1/organizations/acme/databases/"
+
+
+@pytest.mark.parametrize("record, engine", [(dict(name="pgapp", kind="postgresql"), "postgresql"),
+                                            (dict(name="app", kind="mysql"), "mysql")])
+def test_a_database_without_engine_lists_the_sizes_of_its_engine(server, run, record, engine):
+    """Issue 44: the sizes of a PostgreSQL database came back as MySQL's unless engine was given."""
+    server.script = [(200, record), (200, [size("PS_10")])]
+    run(database=record["name"])
+    assert [r["path"] for r in server.requests] == [DATABASES + record["name"], SKUS]
+    assert server.requests[1]["query"] == dict(engine=[engine], database=[record["name"]])
+
+
+def test_a_database_record_without_kind_takes_that_of_its_default_branch(server, run):
+    server.script = [(200, dict(name="pgapp", default_branch="main")), (200, dict(name="main", kind="postgresql")),
+                     (200, [])]
+    run(database="pgapp")
+    assert [r["path"] for r in server.requests] == [DATABASES + "pgapp", DATABASES + "pgapp/branches/main", SKUS]
+    assert server.requests[2]["query"]["engine"] == ["postgresql"]
+
+
+def test_an_engine_given_is_sent_and_the_database_is_not_read(server, run):
+    server.script = [(200, [])]
+    run(database="pgapp", engine="mysql")
+    assert [r["path"] for r in server.requests] == [SKUS]
+
+
+def test_a_database_that_does_not_exist_fails_with_the_api_s_answer(server, run):
+    server.script = [(404, dict(code="not_found", message="Database not found"))]
+    with pytest.raises(ModuleFailure) as caught:
+        run(database="nope")
+    assert caught.value.result["status"] == 404 and "Database not found" in caught.value.msg
+    assert len(server.requests) == 1

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
 from ansible_collections.planetscale.cloud.plugins.modules.postgres_bouncer import PostgresBouncer
 
 URL = "/v1/organizations/acme/databases/pgapp/branches/main/bouncers"
@@ -184,3 +184,69 @@ def test_a_lost_answer_of_a_resize_that_completed_meanwhile_is_not_sent_again(se
     result = run(size="PGB_40", api_retries=0)
     assert result["changed"] is True and result["resize_request"]["state"] == "completed"
     assert verbs(server).count("PATCH") == 1
+
+
+# ------------------------------------------------------------------- one shape of parameters with branch (issue 44)
+
+
+def test_the_nested_form_branch_takes_is_taken_as_the_names_alone(server, run, sleeps):
+    """branch takes {pgbouncer: {name: value}}; the bouncer refused that form. Both send the same request."""
+    server.script = [(200, bouncer()), page(), (200, resize("pending")), page(resize("completed")),
+                     (200, bouncer(mode="session"))]
+    result = run(parameters=dict(pgbouncer=dict(pool_mode="session")), diff=True)
+    assert result["changed"] is True
+    assert body(server, 2) == dict(parameters=dict(pgbouncer=dict(pool_mode="session")))
+    assert result["diff"]["after"]["parameters"] == dict(pool_mode="session")
+
+
+def test_the_nested_form_of_what_the_bouncer_has_is_no_change(server, run):
+    server.script = [(200, bouncer(pool="50"))]
+    assert run(parameters=dict(pgbouncer=dict(default_pool_size=50)))["changed"] is False
+
+
+@pytest.mark.parametrize("parameters, sentence", [
+    (dict(pgconf=dict(work_mem=64)), "parameters of a bouncer are those of the namespace pgbouncer, for example "
+                                     "{pgbouncer: {default_pool_size: 50}}; pgconf is another namespace."),
+    (dict(pgbouncer=dict(pool_mode="session"), default_pool_size=50),
+     "parameters must map a namespace to parameter names and their values, for example {pgconf: {work_mem: 8192}}; "
+     "'default_pool_size' is not such a mapping."),
+])
+def test_another_namespace_or_a_mix_of_forms_fails_before_any_request(server, run, parameters, sentence):
+    with pytest.raises(ModuleFailure) as caught:
+        run(parameters=parameters)
+    assert caught.value.msg == sentence and server.requests == []
+
+
+# ------------------------------------------------------------------- a parameter whose change restarts the bouncer
+
+
+def restarting_bouncer(pool="20"):
+    record = bouncer(pool=pool)
+    record["parameters"].append(param("listen_backlog", "128", restart=True))
+    return record
+
+
+def test_a_parameter_that_restarts_the_bouncer_is_refused_without_allow_restart(server, run):
+    server.script = [(200, restarting_bouncer())]
+    with pytest.raises(ModuleFailure) as caught:
+        run(parameters=dict(pgbouncer=dict(listen_backlog=256, default_pool_size=30)))
+    assert caught.value.msg == ("Bouncer 'pool' of branch 'main' of database 'pgapp': changing listen_backlog restarts "
+                                "the bouncer, which drops its connections; set allow_restart: true to accept the "
+                                "restart, or leave it out of parameters.")
+    assert methods(server) == [("GET", URL + "/pool")]
+
+
+def test_check_mode_names_it_and_allow_restart_sends_it(server, run, sleeps):
+    server.script = [(200, restarting_bouncer())]
+    ctx = TaskContext(check_mode=True)
+    result = run(ctx=ctx, parameters=dict(listen_backlog=256))
+    assert result["changed"] is True and result["restart_parameters"] == ["listen_backlog"]
+    assert ctx.warnings == ["Bouncer 'pool' of branch 'main' of database 'pgapp': changing listen_backlog would "
+                            "restart the bouncer, which drops its connections; the task needs allow_restart: true to "
+                            "do it."]
+    server.requests.clear()
+    server.script = [(200, restarting_bouncer()), page(), (200, resize("pending")), page(resize("completed")),
+                     (200, restarting_bouncer())]
+    result = run(parameters=dict(listen_backlog=256, default_pool_size=20), allow_restart=True)
+    assert body(server, 2) == dict(parameters=dict(pgbouncer=dict(listen_backlog="256", default_pool_size="20")))
+    assert result["restart_parameters"] == ["listen_backlog"]
