@@ -168,7 +168,7 @@ def published():
 
 def key(operation):
     """The published key of an operation of OPERATIONS."""
-    method, _, path = operation.partition(" ")
+    method, path = operation.split(" ", 1)
     if operation in ABOVE_ORGANIZATIONS:
         return operation
     return "%s /organizations/{}%s" % (method, path)
