@@ -107,7 +107,7 @@ def every_module(emulator, **connection):
         task("Let role app in from another network", "postgres_ip_restriction", database=POSTGRES["database"],
              role="app", cidrs=["192.168.0.0/16"]),
         task("Ensure the restriction of pgapp, a no-op", "postgres_ip_restriction", database=POSTGRES["database"],
-             cidrs=["127.0.0.1/32", "10.1.2.3/8"], description="reliability"),
+             cidrs=["127.0.0.1/32", "10.0.0.0/255.0.0.0"], description="reliability"),
         task("Lift the restriction of role app", "postgres_ip_restriction", database=POSTGRES["database"],
              role="app", state="absent"),
         task("Throttle the migrations of app", "database_throttler", database=database, ratio=20),
