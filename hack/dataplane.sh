@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make dataplane: the emulator's data plane servers, MariaDB and PostgreSQL (tests/harness/dataplane.py starts
 # throwaway instances of them for every emulator), and PgBouncer (the emulator starts one for each bouncer a test
-# makes, tests/emulator/pgbouncer.py). Debian's mariadb-server, postgresql and pgbouncer, installed with apt-get
+# makes, tests/emulator/dataplane/pgbouncer.py). Debian's mariadb-server, postgresql and pgbouncer, installed with apt-get
 # when mariadbd, mariadb-install-db, PostgreSQL's initdb or pgbouncer is missing (as root, or through sudo);
 # installing starts no service here, and none is needed. Elsewhere, install MariaDB and PostgreSQL (14 or newer) and
 # name the directories of their binaries in MARIADB_BIN and POSTGRES_BIN, and PgBouncer if you have it (without it

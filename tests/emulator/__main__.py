@@ -10,7 +10,7 @@ from pathlib import Path
 import uvicorn
 
 from .app import create_app
-from .state import Settings
+from .world.state import Settings
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

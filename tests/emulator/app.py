@@ -1,15 +1,16 @@
-"""The application factory: resource API (/v1), OAuth server (/oauth), control API (/_emulator)."""
+"""The application factory: resource API (/v1), OAuth server (/oauth), control API (/_emulator), each a router of
+routes/, over the world of world/ (its state and rules), in the traffic layer (routes/traffic.py)."""
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from . import (api, api_access, api_audit, api_bouncers, api_capacity, api_databases, api_network, api_postgres,
-               api_traffic_budgets, api_upkeep, control, oauth)
-from .audit import AuditRecorder
-from .records import ApiError, OAuthError, Settings
-from .traffic import TrafficMiddleware
+from .routes import (access, api, audit, bouncers, capacity, control, databases, network, oauth, postgres,
+                     traffic_budgets, upkeep)
+from .routes.traffic import TrafficMiddleware
+from .world.audit import AuditRecorder
+from .world.records import ApiError, OAuthError, Settings
 
 HTTP_CODES = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed"}
 LOCATIONS = {"body", "query", "path", "header"}
@@ -60,20 +61,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.initial_settings = settings or Settings()
     control.reset(app)
     app.include_router(api.router)
-    app.include_router(api_databases.router)
-    app.include_router(api_access.router)
-    app.include_router(api_access.control)
-    app.include_router(api_postgres.router)
-    app.include_router(api_capacity.router)
-    app.include_router(api_capacity.control)
-    app.include_router(api_network.router)
-    app.include_router(api_bouncers.router)
-    app.include_router(api_bouncers.control)
-    app.include_router(api_traffic_budgets.router)
-    app.include_router(api_upkeep.router)
-    app.include_router(api_upkeep.control)
-    app.include_router(api_audit.router)
-    app.include_router(api_audit.control)
+    app.include_router(databases.router)
+    app.include_router(access.router)
+    app.include_router(access.control)
+    app.include_router(postgres.router)
+    app.include_router(capacity.router)
+    app.include_router(capacity.control)
+    app.include_router(network.router)
+    app.include_router(bouncers.router)
+    app.include_router(bouncers.control)
+    app.include_router(traffic_budgets.router)
+    app.include_router(upkeep.router)
+    app.include_router(upkeep.control)
+    app.include_router(audit.router)
+    app.include_router(audit.control)
     app.include_router(oauth.router)
     app.include_router(control.router)
     app.add_exception_handler(ApiError, on_api_error)

@@ -7,7 +7,7 @@ Every answer is validated against the published OpenAPI after the test (conftest
 import psycopg
 import pytest
 
-from emulator import pgbouncer
+from emulator.dataplane import pgbouncer
 
 from .conftest import MAIN
 

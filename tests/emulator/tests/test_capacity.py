@@ -10,7 +10,7 @@ import dataclasses
 import psycopg
 import pytest
 
-from emulator import capacity
+from emulator.world import capacity
 
 from .conftest import DB, MAIN, TALLY, check_recorded
 

@@ -10,7 +10,7 @@ import pymysql
 import pytest
 from psycopg import sql
 
-from emulator.dataplane import current
+from emulator.dataplane.servers import current
 from harness import dataplane as harness_dataplane
 from harness.dataplane import DataPlane, DataPlaneError
 
@@ -29,7 +29,7 @@ def password(api, role, **body):
 
 def mysql_login(dataplane, created, secret=None, schema="app", **options):
     """A client's login with the password's connection details, as the platform documents them: the host
-    (host:port) the emulator answered, which is the MySQL edge (edge.py), and the database's name."""
+    (host:port) the emulator answered, which is the MySQL edge (dataplane/edge.py), and the database's name."""
     host, port = created["access_host_url"].rsplit(":", 1)
     assert f"{host}:{port}" == current().edge.address != "127.0.0.1:%d" % dataplane.config["mysql"]["port"]
     return pymysql.connect(host=host, port=int(port), user=created["username"],

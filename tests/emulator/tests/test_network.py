@@ -1,4 +1,4 @@
-"""Who may connect to a PostgreSQL database and a database's throttler (network.py): the IP restrictions of
+"""Who may connect to a PostgreSQL database and a database's throttler (world/network.py): the IP restrictions of
 ``.../databases/{database}/cidrs`` (list, create, get, update, delete; IPv4 only; PostgreSQL databases only),
 enforced by the real PostgreSQL server (pg_hba.conf rewritten and reloaded: a login from 127.0.0.1 refused while
 no entry admits it, admitted once one does), and ``.../databases/{database}/throttler`` (GET, PATCH).

@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from emulator import Settings, create_app
-from emulator.models import RECORDED_WITHOUT, Team
+from emulator.world.models import RECORDED_WITHOUT, Team
 
 from .conftest import MAIN, Api, emulator_operations
 from .openapi_check import Exchange, PublishedApi, Recorder, missing_reason, reference_files

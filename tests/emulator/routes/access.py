@@ -1,14 +1,14 @@
 """The /v1 routes of service tokens (with the access and grants endpoints the published OpenAPI lacks),
-organization members and webhooks (access.py, webhooks.py); the control API's delivery log."""
+organization members and webhooks (world/access.py, world/webhooks.py); the control API's delivery log."""
 
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Request
 from fastapi.responses import JSONResponse
 
-from .access import AccessChange, MemberUpdate, ServiceTokenCreate
+from ..world.access import AccessChange, MemberUpdate, ServiceTokenCreate
 from .api import DB, ORG, OrgCall, Pages, no_content, world_of
-from .webhooks import TestTooSoon, WebhookCreate, WebhookUpdate
+from ..world.webhooks import TestTooSoon, WebhookCreate, WebhookUpdate
 
 router = APIRouter(prefix="/v1")
 control = APIRouter(prefix="/_emulator")

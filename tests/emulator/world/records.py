@@ -231,7 +231,7 @@ class BranchRecord:
     ready_at: datetime
     passwords: dict[str, PasswordRecord] = field(default_factory=dict)
     reports: dict[str, ReportRecord] = field(default_factory=dict)
-    template: str | None = None  # the server schema that describes it until it is made (schema.py); None: empty
+    template: str | None = None  # the server schema describing it until it is made (dataplane/schema.py); None: empty
     base: dict | None = None  # the description it was made from (its deploy requests' base); None: its target's
     backups: dict[str, Any] = field(default_factory=dict)  # id -> backups.BackupRecord
     roles: dict[str, Any] = field(default_factory=dict)  # id -> postgres.RoleRecord (PostgreSQL branches)

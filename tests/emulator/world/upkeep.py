@@ -2,7 +2,8 @@
 
 Schema recommendations are numbered per database (1, 2, ...). Besides the seeded ones (seed.py: ``seed_upkeep``)
 and those the control API adds, they are *derived from the real data plane*: at every read of a MySQL database's
-recommendations, the production branches' tables are described from MariaDB's catalogs (schema.py ``describe``) and
+recommendations, the production branches' tables are described from MariaDB's catalogs (dataplane/schema.py
+``describe``) and
 
 - an index whose columns are the leading columns of another index of the same table (not the primary key, not
   unique) is a ``duplicate_index``, open, with ``ALTER TABLE ... DROP INDEX ...`` (once per table and index);

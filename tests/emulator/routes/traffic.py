@@ -22,8 +22,8 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .records import Principal, unauthorized
-from .state import World
+from ..world.records import Principal, unauthorized
+from ..world.state import World
 
 CONTROL_PREFIX = "/_emulator/"
 SIGNED_PREFIX = "/_emulator/signed/"

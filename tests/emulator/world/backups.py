@@ -10,7 +10,7 @@ required policy made, cannot be deleted (422). Deleted backups leave the lists (
 A restore is a new branch created with ``backup_id`` (a successful backup of the database): it starts with the
 schema the backup holds and is listed in the backup's ``restored_branches``; ``seed_data:
 last_successful_backup`` does the same from the parent's newest successful backup. On the data plane a backup is
-a real dump of its branch and a restore loads it, tables and rows (dataplane.py, data_backup_taken).
+a real dump of its branch and a restore loads it, tables and rows (dataplane/servers.py, data_backup_taken).
 
 Mixed into state.World: every public method runs under its lock.
 """
@@ -132,8 +132,8 @@ class BackupRecord:
     step: float
     end_state: str = "success"
     schema: dict = field(default_factory=dict)  # the description of the branch's tables when it was taken
-    source: str | None = None  # the server schema a restore is made from (schema.py: a copy, or a template)
-    dump_size: int = 0  # bytes of its dump on the data plane (dataplane.py data_backup_taken), once made
+    source: str | None = None  # the server schema a restore is made from (dataplane/schema.py: a copy, or a template)
+    dump_size: int = 0  # bytes of its dump on the data plane (dataplane/servers.py data_backup_taken), once made
 
     def settle(self, now: datetime) -> Backup:
         model = self.model
@@ -215,7 +215,7 @@ class Backups:
         record = BackupRecord(model, branch, created, self.settings.backup_step_delay, end_state, description,
                               source)
         branch.backups[model.id] = record
-        self.data_backup_taken(branch, record)  # a real dump (dataplane.py)
+        self.data_backup_taken(branch, record)  # a real dump (dataplane/servers.py)
         record.settle(self.now())
         return record
 
@@ -301,7 +301,7 @@ class Backups:
         if model.required:
             raise unprocessable(f"Backup {model.name!r} was made by a required backup policy and cannot be deleted")
         model.deleted_at = model.updated_at = stamp(self.now())
-        self.data_backup_deleted(record)  # its dump goes (dataplane.py)
+        self.data_backup_deleted(record)  # its dump goes (dataplane/servers.py)
 
     # ------------------------------------------------------------ backup policies
 
@@ -405,5 +405,5 @@ class Backups:
         b = branch.model
         backup.model.restored_branches.append(ResourceRef(id=b.id, name=b.name, created_at=b.created_at,
                                                           updated_at=b.updated_at))
-        self.data_branch_restored(backup, branch)  # the backup's dump loaded: its tables and rows (dataplane.py)
+        self.data_branch_restored(backup, branch)  # its dump loaded: its tables and rows (dataplane/servers.py)
 

@@ -1,4 +1,4 @@
-"""The /v1 routes of a database's upkeep (upkeep.py): schema recommendations (list, one, dismiss) and maintenance
+"""The /v1 routes of a database's upkeep (world/upkeep.py): schema recommendations (list, one, dismiss) and maintenance
 schedules with their windows; and their control routes under /_emulator."""
 
 from typing import Annotated, Literal
@@ -6,8 +6,8 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Body, Request
 
 from .api import DB, Pages, OrgCall, world_of
-from .records import not_found
-from .upkeep import DismissBody, RecommendationAdd, ScheduleAdd
+from ..world.records import not_found
+from ..world.upkeep import DismissBody, RecommendationAdd, ScheduleAdd
 
 router = APIRouter(prefix="/v1")
 control = APIRouter(prefix="/_emulator")

@@ -1,4 +1,4 @@
-"""The /v1 routes of the organization's audit log and settings (audit.py), and the control route that adds events
+"""The /v1 routes of the organization's audit log and settings (world/audit.py), and the control route that adds events
 to an organization's log (POST /_emulator/audit-log/{organization})."""
 
 from typing import Annotated
@@ -6,8 +6,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 
 from .api import ORG, Call, OrgCall, Pages, principal, world_of
-from .audit import AuditEventsSeed, OrganizationSettingsUpdate
-from .records import Principal
+from ..world.audit import AuditEventsSeed, OrganizationSettingsUpdate
+from ..world.records import Principal
 
 router = APIRouter(prefix="/v1")
 control = APIRouter(prefix="/_emulator")

@@ -23,7 +23,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
-from .dataplane import server_name
+from ..dataplane.servers import server_name
 from .models import Actor, Record, ResourceRef, Throttler, ThrottlerConfiguration, ThrottlerUpdate
 from .records import DatabaseRecord, OrgRecord, Paging, Window, invalid_params, locked, not_found, stamp
 from .records import unprocessable, window

@@ -11,10 +11,10 @@ from fastapi.responses import PlainTextResponse
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..world.oauth import CODE_LIFETIME
+from ..world.records import Settings, expand_lean, not_found, stamp
+from ..world.seed import SeedRequest, build_world, seed_fixtures
 from .api import base_url, world_of
-from .oauth import CODE_LIFETIME
-from .records import Settings, expand_lean, not_found, stamp
-from .seed import SeedRequest, build_world, seed_fixtures
 from .traffic import FaultRules, Traffic
 
 router = APIRouter(prefix="/_emulator")

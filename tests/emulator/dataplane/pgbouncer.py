@@ -1,4 +1,4 @@
-"""Real PgBouncers on the data plane: one Debian ``pgbouncer`` process per bouncer of a branch (bouncers.py).
+"""Real PgBouncers on the data plane: one Debian ``pgbouncer`` process per bouncer of a branch (world/bouncers.py).
 
 Where ``pgbouncer`` is installed (``make dataplane`` installs it with the database servers), a bouncer the API makes
 on a PostgreSQL branch whose database is on the data plane is a PgBouncer in front of that database, on a free port

@@ -171,7 +171,7 @@ class Roles:
 
     def _reveal(self, record: RoleRecord, branch: BranchRecord, secret: str, created: bool = False) -> Role:
         record.secret = secret
-        self.data_role_secret(branch, record, secret, created)  # a real role (dataplane.py)
+        self.data_role_secret(branch, record, secret, created)  # a real role (dataplane/servers.py)
         return record.settle(self.now(), branch).model_copy(update={"password": secret})
 
     # ------------------------------------------------------------ lookups

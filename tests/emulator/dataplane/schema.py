@@ -29,7 +29,7 @@ import html
 import re
 from dataclasses import dataclass
 
-from .records import ApiError, unprocessable
+from ..world.records import ApiError, unprocessable
 
 NO_UNIQUE_KEY_DOCS = "https://planetscale.com/docs/learn/onlineddl-change-unique-keys"
 TEMPLATE_PREFIX = "_emulator_template_"  # per emulator process, kept when a world goes live

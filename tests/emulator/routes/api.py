@@ -13,7 +13,7 @@ from fastapi import APIRouter, Body, Depends, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 
-from .models import (
+from ..world.models import (
     AppTokenRequest,
     BranchCreate,
     BranchUpdate,
@@ -33,8 +33,8 @@ from .models import (
     TeamUpdate,
     ThrottlerUpdate,
 )
-from .records import ApiError, OAuthError, OrgRecord, Paging, Principal, Window, unauthorized, unprocessable
-from .state import World
+from ..world.records import ApiError, OAuthError, OrgRecord, Paging, Principal, Window, unauthorized, unprocessable
+from ..world.state import World
 
 router = APIRouter(prefix="/v1")
 

@@ -1,4 +1,5 @@
-"""The /v1 routes of PgBouncers and their resize requests (bouncers.py), and their control route under /_emulator."""
+"""The /v1 routes of PgBouncers and their resize requests (world/bouncers.py), and their control route under
+/_emulator."""
 
 from typing import Annotated, Literal
 
@@ -6,8 +7,8 @@ from fastapi import APIRouter, Body, Request
 from pydantic import BaseModel, ConfigDict
 
 from .api import BRANCH, OrgCall, Pages, no_content, world_of
-from .bouncers import BouncerCreate, BouncerResizeBody
-from .records import not_found
+from ..world.bouncers import BouncerCreate, BouncerResizeBody
+from ..world.records import not_found
 
 router = APIRouter(prefix="/v1")
 control = APIRouter(prefix="/_emulator")

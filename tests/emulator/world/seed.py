@@ -40,7 +40,7 @@ def build_world(settings: Settings) -> World:
     world = World(settings)
     with world.lock:
         _seed(world)
-        world.data_seeded = True  # from now on a change makes the world live on the data plane (dataplane.py)
+        world.data_seeded = True  # from now on a change makes the world live on the data plane (dataplane/servers.py)
     return world
 
 

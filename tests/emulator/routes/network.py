@@ -1,12 +1,12 @@
-"""The /v1 routes of IP restrictions of PostgreSQL databases and of a database's throttler (network.py)."""
+"""The /v1 routes of IP restrictions of PostgreSQL databases and of a database's throttler (world/network.py)."""
 
 from typing import Annotated
 
 from fastapi import APIRouter, Body
 
 from .api import DB, OrgCall, Pages, no_content
-from .models import ThrottlerUpdate
-from .network import IpRestrictionBody
+from ..world.models import ThrottlerUpdate
+from ..world.network import IpRestrictionBody
 
 router = APIRouter(prefix="/v1")
 

@@ -1,5 +1,5 @@
 """Branch lifecycle: rename and deletion protection (PATCH), promote and demote, safe migrations, the
-schema of a branch and its lint (read from the server, schema.py), and DDL through the control API (run on the
+schema of a branch and its lint (read from the server, dataplane/schema.py), and DDL through the control API (run on the
 server in the branch's schema, as a MySQL connection runs it).
 
 Mixed into state.World: every public method runs under its lock.
@@ -8,7 +8,7 @@ Mixed into state.World: every public method runs under its lock.
 from .models import Branch, BranchUpdate, LintError, SchemaTable
 from .records import BranchRecord, DatabaseRecord, OrgRecord, Paging, Principal, Window, locked, not_found, stamp
 from .records import unprocessable, window
-from .schema import lint, plain_html, run_statements, tables_of
+from ..dataplane.schema import lint, plain_html, run_statements, tables_of
 
 
 class BranchLifecycle:

@@ -14,7 +14,7 @@ The state machine (timings are settings, records.Settings)::
     cancel: queued -> cancelled; in_progress, pending_cutover -> in_progress_cancel --step--> complete_cancel
 
 The schema goes live on the production branch on entering complete_pending_revert (the request is then
-closed and deployed): real statements on its MariaDB schema (schema.py: CREATE TABLE ... LIKE the branch's, a
+closed and deployed): real statements on its MariaDB schema (dataplane/schema.py: CREATE TABLE ... LIKE the branch's, a
 shadow table swapped in for a change, the replaced table kept for the revert window); a revert puts the tables
 back as they were, keeping the rows written since where their columns still exist. ``step`` is
 deploy_step_delay.
@@ -46,7 +46,7 @@ from .models import (
 )
 from .records import DatabaseRecord, OrgRecord, Paging, Principal, Window, invalid_params, locked, not_found, stamp
 from .records import unprocessable, window
-from .schema import Change, deploy_change, forget_kept, highlight, lint, merge, revert_change
+from ..dataplane.schema import Change, deploy_change, forget_kept, highlight, lint, merge, revert_change
 
 CHECKED = ("pending", "ready", "no_changes", "error")  # before any deploy: a schema change re-checks them
 DEPLOYING = ("queued", "submitting", "in_progress", "pending_cutover", "in_progress_vschema", "in_progress_cutover",

@@ -9,7 +9,7 @@ emulator clock, with the capacity settings (capacity.py):
                    \\-> canceled (change_fail_state; DELETE .../resizes while pending)
 
 A PATCH while one is pending updates that one (same id); while one is resizing: 422; asking for what the bouncer
-has: 422 ("no changes"). On the data plane (dataplane_bouncers.py) a bouncer is a real PgBouncer in front of the
+has: 422 ("no changes"). On the data plane (dataplane/pgbouncer.py) a bouncer is a real PgBouncer in front of the
 branch's database when Debian's pgbouncer is installed.
 
 Mixed into state.World: every public method runs under its lock.
@@ -386,7 +386,7 @@ class Bouncers:
         return window([self._render_resize(r) for r in self._branch_resizes(found)
                        if bouncer is None or r.bouncer is bouncer], paging)
 
-    # ------------------------------------------------------------ the data plane (pgbouncer.py)
+    # ------------------------------------------------------------ the data plane (dataplane/pgbouncer.py)
 
     def data_bouncer_changed(self, bouncer: BouncerState) -> None:
         """A bouncer made or resized: the data plane's PgBouncer in front of the branch's database follows (none
@@ -394,7 +394,7 @@ class Bouncers:
         name = self.data_names.get(bouncer.branch.model.id) if self.data is not None else None
         if name is None or not self._data_go_live():
             return
-        from . import pgbouncer
+        from ..dataplane import pgbouncer
 
         if pgbouncer.binary() is None:
             return
@@ -405,14 +405,14 @@ class Bouncers:
     def data_bouncer_removed(self, bouncer: BouncerState) -> None:
         """A bouncer deleted: its PgBouncer stops."""
         if self.data is not None:
-            from . import pgbouncer
+            from ..dataplane import pgbouncer
 
             pgbouncer.stop(bouncer.id)
 
     @locked
     def data_bouncer_addresses(self) -> dict[str, str]:
         """organization/database/branch/bouncer -> the address of its PgBouncer on the data plane."""
-        from . import pgbouncer
+        from ..dataplane import pgbouncer
 
         running = pgbouncer.addresses()
         found = {}

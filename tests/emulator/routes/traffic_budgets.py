@@ -1,4 +1,4 @@
-"""The /v1 routes of Database Traffic Control (traffic_budgets.py): a branch's budgets, their rules, and the
+"""The /v1 routes of Database Traffic Control (world/traffic_budgets.py): a branch's budgets, their rules, and the
 budgets of a query pattern (query insights)."""
 
 from typing import Annotated
@@ -6,7 +6,7 @@ from typing import Annotated
 from fastapi import APIRouter, Body
 
 from .api import BRANCH, OrgCall, Pages, no_content
-from .traffic_budgets import BudgetBody, RuleBody
+from ..world.traffic_budgets import BudgetBody, RuleBody
 
 router = APIRouter(prefix="/v1")
 

@@ -44,8 +44,8 @@ from .backups import Backups
 from .bouncers import Bouncers
 from .capacity import Capacity
 from .databases import Databases, size_for
-from .schema import SchemaHooks
-from .dataplane import DataPlaneHooks
+from ..dataplane.schema import SchemaHooks
+from ..dataplane.servers import DataPlaneHooks
 from .deploys import DeployRequests
 from .lifecycle import BranchLifecycle
 from .network import PostgresNetwork
@@ -95,7 +95,7 @@ class World(AuditLog, Bouncers, Capacity, TrafficBudgets, Webhooks, Access, Bran
         self.description: dict = {}  # seeded names and credentials, for GET /_emulator/world
         self.default_user: User | None = None  # who authorizes OAuth applications by default
         self.auth = Authority(self)  # credentials: service tokens, OAuth applications and grants
-        self.data_setup()  # the data plane's servers, emptied (dataplane.py)
+        self.data_setup()  # the data plane's servers, emptied (dataplane/servers.py)
 
     # ------------------------------------------------------------ primitives
 

@@ -1,11 +1,11 @@
-"""The /v1 routes of the roles of PostgreSQL branches (postgres.py)."""
+"""The /v1 routes of the roles of PostgreSQL branches (world/postgres.py)."""
 
 from typing import Annotated
 
 from fastapi import APIRouter, Body
 
 from .api import BRANCH, OrgCall, Pages, no_content
-from .postgres import RoleCreate, RoleReassign, RoleUpdate
+from ..world.postgres import RoleCreate, RoleReassign, RoleUpdate
 
 router = APIRouter(prefix="/v1")
 

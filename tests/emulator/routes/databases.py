@@ -1,12 +1,12 @@
-"""The /v1 routes of databases, cluster sizes, backups and backup policies (databases.py, backups.py)."""
+"""The /v1 routes of databases, cluster sizes, backups and backup policies (world/databases.py, world/backups.py)."""
 
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Body, Query
 
 from .api import DB, ORG, OrgCall, Pages, no_content
-from .backups import BackupCreate, BackupPolicyCreate, BackupPolicyFields, BackupUpdate
-from .databases import DatabaseCreate, DatabaseUpdate
+from ..world.backups import BackupCreate, BackupPolicyCreate, BackupPolicyFields, BackupUpdate
+from ..world.databases import DatabaseCreate, DatabaseUpdate
 
 router = APIRouter(prefix="/v1")
 

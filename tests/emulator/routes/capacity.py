@@ -1,4 +1,4 @@
-"""The /v1 routes of capacity (capacity.py): change requests, a MySQL branch's cluster, VTGate resizes, the
+"""The /v1 routes of capacity (world/capacity.py): change requests, a MySQL branch's cluster, VTGate resizes, the
 PostgreSQL parameter and extension catalogue, read-only regions; and their control routes under /_emulator."""
 
 from typing import Annotated, Literal
@@ -7,9 +7,9 @@ from fastapi import APIRouter, Body, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from .api import BRANCH, DB, OrgCall, Pages, no_content, world_of
-from .capacity import CATALOGUE, STORAGE_DEFAULTS, VTGATE_KEYS, ChangeBody, ClusterBody, Config, ResizeBody
-from .capacity import check_value
-from .records import invalid_params, not_found
+from ..world.capacity import CATALOGUE, STORAGE_DEFAULTS, VTGATE_KEYS, ChangeBody, ClusterBody, Config, ResizeBody
+from ..world.capacity import check_value
+from ..world.records import invalid_params, not_found
 
 router = APIRouter(prefix="/v1")
 control = APIRouter(prefix="/_emulator")

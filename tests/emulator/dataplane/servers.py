@@ -450,7 +450,7 @@ class DataPlaneHooks:
                 for record, secret in users:
                     data.create_user(record.model.username, secret, name, record.model.role,
                                      branch.model.safe_migrations)
-        data.set_hba(self.hba_lines())  # network.py: the IP restrictions of the world's PostgreSQL databases
+        data.set_hba(self.hba_lines())  # world/network.py: the IP restrictions of the world's PostgreSQL databases
         self.data_expire()
 
     def data_branch_created(self, db, branch) -> None:
@@ -460,7 +460,7 @@ class DataPlaneHooks:
         name = server_name(db.model.name, branch.model.name, 63 if postgres else 64)
         self.data_names[branch.model.id] = name
         if postgres and self._data_go_live() == "live":
-            self.data.set_hba(self.hba_lines())  # the database's IP restrictions reach the new branch (network.py)
+            self.data.set_hba(self.hba_lines())  # the database's IP restrictions reach it (world/network.py)
         # a branch's schema (MySQL) or database (PostgreSQL) is made when a password, a role, a login or a deploy
         # needs it: seeding hundreds of branches costs the servers nothing (a PostgreSQL database takes 0.1-0.2 s,
         # many times that on a loaded machine)
@@ -539,7 +539,7 @@ class DataPlaneHooks:
         self._data_database(name)
         if created:
             self.data.create_role(record.model.username, secret, record.model.inherited_roles)
-            self.data.set_hba(self.hba_lines())  # IP restrictions that name the role (network.py)
+            self.data.set_hba(self.hba_lines())  # IP restrictions that name the role (world/network.py)
         else:
             self.data.set_role_secret(record.model.username, secret)
         self.data_locked.discard(record.model.username)
