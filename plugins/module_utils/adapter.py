@@ -18,9 +18,14 @@ def run_module(module_class):
     ctx = TaskContext(check_mode=module.check_mode, diff=module._diff,
                       warn=module.warn, deprecate=module.deprecate)
     ctx.debug = module.debug
+    failure = None
     try:
         result = module_class(module.params, ctx).execute()
-    except ModuleFailure as failure:
+    except ModuleFailure as error:
+        failure = error
+    if failure is not None:
+        # outside the except clause: fail_json called inside one adds the Python traceback to the result, which
+        # -vvv prints ("The full traceback is") under a failure that is a sentence by design
         module.fail_json(msg=failure.msg, **_with_progress(failure.result, ctx))
     module.exit_json(**_with_progress(result, ctx))
 

@@ -15,7 +15,7 @@ from unittest import mock
 import pytest
 from ansible.module_utils import basic
 
-from ansible_collections.planetscale.cloud.plugins.action.in_process import ActionModule
+from ansible_collections.planetscale.cloud.plugins.action.user_info import ActionModule
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.modules.database_info import DatabaseInfo
 
@@ -40,9 +40,9 @@ NO_ID = ("service_token is set but service_token_id is not, and a service token 
 
 
 def module_process(args):
-    """database_info as a module process runs it: its result, as AnsibleModule prints it."""
+    """database_info as a module process runs it at -vvv: its result, as AnsibleModule prints it."""
     output = io.StringIO()
-    with patch_module_args(dict(args)), redirect_stdout(output):
+    with patch_module_args(dict(args, _ansible_verbosity=3)), redirect_stdout(output):
         with pytest.raises(SystemExit):
             run_module(DatabaseInfo)
     return json.loads(output.getvalue().strip().splitlines()[-1])
@@ -83,6 +83,7 @@ def test_a_missing_setting_is_a_sentence_naming_the_option_and_its_variable_befo
     result = path(dict(args, api_url=server.url + "/v1", api_retries=0))
     assert result["failed"] is True
     assert result["msg"] == sentence
+    assert "exception" not in result  # no Python traceback under the sentence (-vvv prints one)
     assert SECRET not in json.dumps(result)
     assert server.requests == []
 
