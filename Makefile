@@ -6,7 +6,7 @@
 #   make help         list the targets
 #
 # Virtualenvs (created on demand, refreshed when their requirements change):
-#   .venv/old       oldest supported ansible-core (requirements/old.txt) on Python $(OLD_PY)
+#   .venv/old       oldest supported ansible-core, requests and urllib3 (requirements/old.txt) on Python $(OLD_PY)
 #   .venv/new       newest supported ansible-core + lint/docs tooling (requirements/new.txt) on Python $(NEW_PY)
 #   .venv/emulator  platform emulator (tests/emulator/requirements.txt) on Python $(EMULATOR_PY)
 #   .venv/docs      the documentation site and its browser test (requirements/docs.txt) on Python $(NEW_PY)
@@ -41,20 +41,22 @@ VENV_BENCH := .venv/bench
 # the earlier version the benchmark's local profile is compared with, side by side (a git commit; none: not
 # compared); by default the last commit before issue 22 (tests/bench/scenarios.py DEFAULT_BASELINE)
 BENCH_BASELINE ?=
-VENV_FLOOR := .venv/floor
 VENV_DOCS := .venv/docs
 
 # Test requirements files that other parts of the tree may add; installed into
 # both ansible venvs when present.
 EXTRA_REQS := $(wildcard tests/unit/requirements.txt tests/integration/requirements.txt)
 
-# planetscale_in_process values: one integration suite run per value.
-# `make integration INTEGRATION_PASSES=true` skips the second (module) pass.
-INTEGRATION_PASSES ?= true false
+# The integration passes of each core: every target once, in-process (planetscale_in_process=true), and the
+# adapter's target (execution_paths: what Ansible does around a module) on the module path too; the execution path
+# is the action's and the adapter's property, not each module's (CONTRIBUTING.md, "Tests"). A pass is
+# true|false, then :lean for the emulator's lean shapes, then @TARGET,... to run only those (hack/integration.sh).
+# Every pass runs at -vvvv and the secret watch searches its output.
+INTEGRATION_PASSES ?= true false@execution_paths
 # The passes of the newest ansible-core named here run against the emulator's lean shapes
 # (--lean: bare lists, cluster_rate_name, "type" keys, as real answers come), at no extra cost:
-# the oldest ansible-core still runs every pass with the full shapes. LEAN_PASSES= turns it off.
-LEAN_PASSES ?= false
+# the oldest ansible-core runs the same passes with the full shapes. LEAN_PASSES= turns it off.
+LEAN_PASSES ?= true
 INTEGRATION_PASSES_NEW = $(foreach p,$(INTEGRATION_PASSES),$(if $(filter $(p),$(LEAN_PASSES)),$(p):lean,$(p)))
 INTEGRATION_PARALLEL ?= 1
 # Each pass's targets are split into this many groups, and every pass and group of a version runs at
@@ -85,17 +87,28 @@ PORT ?= 8787
 TLS ?=
 TLS_DIR ?= build/emulator-tls
 
-TEST_STEPS := lint sanity-old sanity-new units-old units-new units-floor emulator-tests \
-	integration content-tests test-reliability bench-smoke changelog-lint docs-lint docs-site build ee
+# make test's steps after setup, cheapest first: a "+" joins steps that run side by side (STEP_JOBS at once, each
+# in its own copy of the collection); the static checks stop the run when one fails, within minutes.
+empty :=
+space := $(empty) $(empty)
+STATIC_CHECKS := lint sanity-old sanity-new changelog-lint docs-lint
+TEST_STEPS := $(subst $(space),+,$(STATIC_CHECKS)) units-old+units-new+emulator-tests integration+docs-site+build+ee \
+	content-tests test-reliability bench-smoke
+STEP_JOBS ?= 2
 
 # run a command with a venv's bin/ first on PATH (ansible-test looks up pythonX.Y there)
 with_old = PATH="$(ROOT)/$(VENV_OLD)/bin:$$PATH"
 with_new = PATH="$(ROOT)/$(VENV_NEW)/bin:$$PATH"
 # ...and with the build copy as the only installed collection
 with_copy = ANSIBLE_COLLECTIONS_PATH="$(ROOT)/build"
+# A check's own fresh copy of the working tree, build/steps/TARGET/ansible_collections/planetscale/cloud, so that
+# checks run side by side (make test) never share one; cd into it, and it as the only installed collection.
+STEP_COPY = $(ROOT)/build/steps/$@/$(COLLECTION_PATH)
+in_step_copy = hack/copy-collection.sh $(STEP_COPY) && cd $(STEP_COPY) &&
+with_step_copy = ANSIBLE_COLLECTIONS_PATH="$(ROOT)/build/steps/$@"
 
 .PHONY: help test setup setup-old setup-new setup-emulator dataplane setup-bench pip-bootstrap copy \
-	lint sanity sanity-old sanity-new units units-old units-new units-floor setup-floor emulator-tests \
+	lint static sanity sanity-old sanity-new units units-old units-new emulator-tests \
 	content-tests bench-smoke test-reliability demo db-collections ee setup-rulebook bench changelog \
 	integration integration-old integration-new changelog-lint docs-lint build \
 	setup-docs docs browser docs-site \
@@ -106,13 +119,15 @@ help: ## list targets
 	@grep -E '^[a-z][a-z0-9-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-16s %s\n", $$1, $$2 }'
 
 test: ## setup, then every check in order, with a summary (FAIL_FAST=1 stops at the first failure)
-	@MAKE="$(MAKE)" STOP_ON_FAILURE=setup hack/run-steps.sh setup $(TEST_STEPS)
+	@MAKE="$(MAKE)" STEP_JOBS=$(STEP_JOBS) STOP_ON_FAILURE="setup $(STATIC_CHECKS)" hack/run-steps.sh setup $(TEST_STEPS)
+
+static: $(STATIC_CHECKS) ## the static checks: ansible-lint, sanity on both cores, the changelog, the docs' lint
 
 # ---------------------------------------------------------------- setup
 
 setup: setup-old setup-new setup-emulator pip-bootstrap ## create/refresh all virtualenvs
 
-setup-old: ## .venv/old: ansible-core 2.17 on Python 3.11
+setup-old: ## .venv/old: ansible-core 2.17, and the oldest requests/urllib3 meta/ee-requirements.txt declares, on Python 3.11
 	@hack/venv.sh $(VENV_OLD) "$(or $(PYTHON_OLD),$(OLD_PY))" requirements/old.txt $(EXTRA_REQS)
 
 setup-new: ## .venv/new: ansible-core 2.21 + ansible-lint/antsibull on Python 3.13
@@ -136,33 +151,26 @@ copy: ## (re)make the build copy of the collection from the working tree
 
 # ---------------------------------------------------------------- checks
 
-lint: setup-new copy ## ansible-lint --profile production
-	cd $(COLLECTION) && $(with_new) $(with_copy) ansible-lint --profile production --offline
+lint: setup-new ## ansible-lint --profile production
+	$(in_step_copy) $(with_new) $(with_step_copy) ansible-lint --profile production --offline
 
 sanity: sanity-old sanity-new ## ansible-test sanity, oldest and newest ansible-core
 
-sanity-old: setup-old copy
+sanity-old: setup-old
 	@$(VENV_OLD)/bin/python hack/prepare_ansible_test.py
-	cd $(COLLECTION) && $(with_old) ansible-test sanity --venv --python $(OLD_PY) $(SANITY_ARGS)
+	$(in_step_copy) $(with_old) ansible-test sanity --venv --python $(OLD_PY) $(SANITY_ARGS)
 
-sanity-new: setup-new copy
+sanity-new: setup-new
 	@$(VENV_NEW)/bin/python hack/prepare_ansible_test.py
-	cd $(COLLECTION) && $(with_new) ansible-test sanity --venv --python $(NEW_PY) $(SANITY_ARGS)
+	$(in_step_copy) $(with_new) ansible-test sanity --venv --python $(NEW_PY) $(SANITY_ARGS)
 
 units: units-old units-new ## ansible-test units (tests/unit), oldest and newest ansible-core
 
-units-old: setup-old copy
-	cd $(COLLECTION) && $(with_old) ansible-test units --local --python $(OLD_PY) --num-workers $(UNITS_WORKERS) $(UNITS_ARGS)
+units-old: setup-old
+	$(in_step_copy) $(with_old) ansible-test units --local --python $(OLD_PY) --num-workers $(UNITS_WORKERS) $(UNITS_ARGS)
 
-units-new: setup-new copy
-	cd $(COLLECTION) && $(with_new) ansible-test units --local --python $(NEW_PY) --num-workers $(UNITS_WORKERS) $(UNITS_ARGS)
-
-setup-floor: ## .venv/floor: ansible-core 2.17 with the oldest requests/urllib3 meta/ee-requirements.txt declares
-	@hack/venv.sh $(VENV_FLOOR) "$(or $(PYTHON_OLD),$(OLD_PY))" requirements/floor.txt
-
-units-floor: setup-floor copy ## the unit tests at the declared floor of requests and urllib3 (meta/ee-requirements.txt)
-	cd $(COLLECTION) && PATH="$(ROOT)/$(VENV_FLOOR)/bin:$$PATH" ansible-test units --local --python $(OLD_PY) \
-		--num-workers $(UNITS_WORKERS) $(UNITS_ARGS)
+units-new: setup-new
+	$(in_step_copy) $(with_new) ansible-test units --local --python $(NEW_PY) --num-workers $(UNITS_WORKERS) $(UNITS_ARGS)
 
 emulator-tests: setup-emulator ## the emulator's own pytest suite
 	PYTHONPATH=tests $(VENV_EMULATOR)/bin/python -m pytest tests/emulator/tests -q
@@ -183,7 +191,7 @@ endif
 integration-old: setup-old setup-emulator
 	@$(VENV_OLD)/bin/python hack/prepare_ansible_test.py
 	@hack/copy-collection.sh $(ROOT)/build/integration/old/$(COLLECTION_PATH)
-	COLLECTION_DIR=$(ROOT)/build/integration/old/$(COLLECTION_PATH) EMULATOR_ARGS="$(EMULATOR_ARGS)" \
+	COLLECTION_DIR=$(ROOT)/build/integration/old/$(COLLECTION_PATH) EMULATOR_ARGS="$(EMULATOR_ARGS)" INTEGRATION_WATCH=named \
 		ANSIBLE_TEST_ARGS="$(INTEGRATION_ARGS)" INTEGRATION_SHARDS=$(INTEGRATION_SHARDS) hack/integration.sh $(VENV_OLD) $(OLD_PY) $(INTEGRATION_PASSES)
 
 integration-new: setup-new setup-emulator
@@ -192,8 +200,8 @@ integration-new: setup-new setup-emulator
 	COLLECTION_DIR=$(ROOT)/build/integration/new/$(COLLECTION_PATH) EMULATOR_ARGS="$(EMULATOR_ARGS)" \
 		ANSIBLE_TEST_ARGS="$(INTEGRATION_ARGS)" INTEGRATION_SHARDS=$(INTEGRATION_SHARDS) hack/integration.sh $(VENV_NEW) $(NEW_PY) $(INTEGRATION_PASSES_NEW)
 
-changelog-lint: setup-new copy ## antsibull-changelog lint, and CHANGELOG.rst is what changelogs/changelog.yaml generates
-	cd $(COLLECTION) && $(with_new) antsibull-changelog lint && $(with_new) antsibull-changelog generate \
+changelog-lint: setup-new ## antsibull-changelog lint, and CHANGELOG.rst is what changelogs/changelog.yaml generates
+	$(in_step_copy) $(with_new) antsibull-changelog lint && $(with_new) antsibull-changelog generate \
 		&& diff -u $(ROOT)/CHANGELOG.rst CHANGELOG.rst
 
 changelog: setup-new copy ## release the fragments as version VERSION (make changelog VERSION=0.2.0): changelog.yaml, CHANGELOG.rst
@@ -203,8 +211,8 @@ changelog: setup-new copy ## release the fragments as version VERSION (make chan
 	cp $(COLLECTION)/changelogs/changelog.yaml $(ROOT)/changelogs/changelog.yaml
 	git rm -q --ignore-unmatch changelogs/fragments/*.yml changelogs/fragments/*.yaml
 
-docs-lint: setup-new copy ## antsibull-docs lint-collection-docs --plugin-docs
-	cd $(COLLECTION) && $(with_new) $(with_copy) antsibull-docs lint-collection-docs --plugin-docs .
+docs-lint: setup-new ## antsibull-docs lint-collection-docs --plugin-docs
+	$(in_step_copy) $(with_new) $(with_step_copy) antsibull-docs lint-collection-docs --plugin-docs .
 
 setup-docs: ## .venv/docs: antsibull-docs, Sphinx, the Ansible theme, MyST, selenium (requirements/docs.txt)
 	@hack/venv.sh $(VENV_DOCS) "$(or $(PYTHON_NEW),$(NEW_PY))" requirements/docs.txt
@@ -263,7 +271,6 @@ emulator: setup-emulator ## run the emulator in the foreground (HOST=127.0.0.1 P
 lock: ## re-pin requirements/old.txt and new.txt from the .in files
 	hack/lock.sh old $(OLD_PY)
 	hack/lock.sh new $(NEW_PY)
-	hack/lock.sh floor $(OLD_PY)
 	hack/lock.sh docs $(NEW_PY)
 
 clean: ## remove build output (keeps virtualenvs)

@@ -5,9 +5,20 @@
 #   VENV     ansible virtualenv to run ansible-test from (.venv/old, .venv/new)
 #   PASSES   values of planetscale_in_process, one suite run each
 #            (default: "true false": in-process path, then the module path);
-#            a value ending in ":lean" (e.g. "false:lean") runs that pass against
+#            a value ending in ":lean" (e.g. "true:lean") runs that pass against
 #            the emulator's lean shapes (--lean: bare lists, cluster_rate_name,
-#            "type" keys, as real answers come; tests/emulator/README.md)
+#            "type" keys, as real answers come; tests/emulator/README.md);
+#            "@TARGET,..." after it runs only those targets (e.g.
+#            "false@execution_paths": the adapter's target on the module path)
+#
+# Every pass runs at -vvvv and its output is searched by the secret watch
+# (python -m harness emulator exec --watch-secrets): a secret anywhere but in
+# the result of a task that returns it by design, or a traceback, fails it.
+# INTEGRATION_WATCH=named watches only the passes that name their targets:
+# ansible-core before 2.19 prints every task's invocation at -vvvv, so the
+# targets' own ansible.builtin.uri reads (an Authorization header, the test's
+# scaffolding) would show the seeded token there; the newest core's passes
+# show only what the collection prints.
 #
 # Per pass, the test harness (python -m harness emulator exec, tests/harness)
 # starts the emulator (.venv/emulator) on a free loopback port, waits until it
@@ -25,6 +36,10 @@
 #                      ANSIBLE_TEST_ARGS names no targets)
 #   INTEGRATION_SERIAL 1: one job after the other (default: every pass and shard side by side,
 #                      each in its own copy of the collection with its own emulator)
+#   INTEGRATION_LOG_DIR where the logs go (default build/logs)
+#   INTEGRATION_WATCH  all (default): the secret watch searches every pass; named: only those naming targets
+#   INTEGRATION_VERBOSITY  ansible-test's -v count, passed to ansible-playbook (default 4; the watch
+#                      needs 3 or more to see results, and searches whatever it is given)
 set -euo pipefail
 
 venv=${1:?usage: $0 VENV X.Y [PASS...]}
@@ -40,9 +55,10 @@ collection=${COLLECTION_DIR:-$root/build/ansible_collections/planetscale/cloud}
 emulator_venv=${EMULATOR_VENV:-$root/.venv/emulator}
 host=${EMULATOR_HOST:-127.0.0.1}
 health_timeout=${HEALTH_TIMEOUT:-60}
+verbosity=${INTEGRATION_VERBOSITY:-4}
 shards=${INTEGRATION_SHARDS:-1}
 (( ${INTEGRATION_SERIAL:-0} )) && shards=1
-logdir=$root/build/logs
+logdir=${INTEGRATION_LOG_DIR:-$root/build/logs}
 mkdir -p "$logdir"
 
 [[ -x $venv/bin/ansible-test ]] || { echo "error: $venv has no ansible-test (run make setup)" >&2; exit 2; }
@@ -72,12 +88,18 @@ fi
 # in its own copy of the collection (ansible-test writes tests/output and the configuration there)
 # against its own emulator on a free port.
 run_job() {
-    local pass=$1 shard=$2 in_process=${1%:lean} shapes=() label suffix dir log testlog selected=() i rc=0
+    local pass=${1%@*} only= shard=$2 in_process shapes=() label suffix dir log testlog selected=() i rc=0 vs=() watch=()
+    [[ $1 == *@* ]] && only=${1#*@}
+    in_process=${pass%:lean}
     [[ $pass == *:lean ]] && shapes=(--lean)
     label="ansible-core $core / Python $pyver / planetscale_in_process=$in_process"
     (( ${#shapes[@]} )) && label+=" / lean emulator shapes"
     suffix=in_process_$in_process${shapes:+_lean}
-    if (( shards > 1 )); then
+    if [[ -n $only ]]; then
+        IFS=, read -r -a selected <<<"$only"
+        label+=" / targets ${only//,/, }"
+        suffix+=_$(echo "$only" | tr , _)
+    elif (( shards > 1 )); then
         for i in "${!targets[@]}"; do (( i % shards == shard )) && selected+=("${targets[$i]}"); done
         label+=" / shard $((shard + 1)) of $shards"
         suffix+=_shard$((shard + 1))
@@ -89,13 +111,15 @@ run_job() {
     fi
     log=$logdir/emulator-$(basename "$venv")-$suffix.log
     testlog=$logdir/integration-$(basename "$venv")-$suffix.log
+    (( verbosity > 0 )) && vs=("-$(printf 'v%.0s' $(seq "$verbosity"))")
+    [[ ${INTEGRATION_WATCH:-all} == all || -n $only ]] && watch=(--watch-secrets) && label+=" / secret watch"
     echo "==== integration: $label"
     # shellcheck disable=SC2086  # ANSIBLE_TEST_ARGS is a word list on purpose
     PYTHONPATH=$root/tests "$venv/bin/python" -m harness emulator exec --python "$emulator_venv/bin/python" \
         --host "$host" --timeout "$health_timeout" --log "$log" "${shapes[@]}" --args "${EMULATOR_ARGS:-}" \
         --integration-config "$dir/tests/integration/integration_config.yml" --in-process "$in_process" \
-        -C "$dir" -- ansible-test integration --local --python "$pyver" --continue-on-error ${ANSIBLE_TEST_ARGS:-} \
-        "${selected[@]}" >"$testlog" 2>&1 || rc=$?
+        "${watch[@]}" -C "$dir" -- ansible-test integration --local --python "$pyver" --continue-on-error "${vs[@]}" \
+        ${ANSIBLE_TEST_ARGS:-} "${selected[@]}" >"$testlog" 2>&1 || rc=$?
     if (( rc )); then
         echo "==== integration FAILED (exit $rc): $label; logs: ${testlog#"$root"/}, ${log#"$root"/}"
     else
@@ -105,6 +129,7 @@ run_job() {
 }
 
 for pass in "${passes[@]}"; do
+    pass=${pass%@*}
     case ${pass%:lean} in
         true|false) ;;
         *) echo "error: pass must be true or false (optionally with :lean), got '$pass'" >&2; exit 2 ;;
@@ -112,32 +137,36 @@ for pass in "${passes[@]}"; do
 done
 
 # Every job of every pass runs side by side: a run waits on the emulator's clock (branches, deploys,
-# backups) far more than it computes, so 2 cores carry several at once. INTEGRATION_JOBS=1 runs them
-# one after the other, printing as they go.
-jobs=$(( ${#passes[@]} * shards ))
+# backups) as much as it computes, so 2 cores carry several at once. A pass naming its targets is one
+# job; the others are $shards each. INTEGRATION_SERIAL=1 runs them one after the other.
+jobs=0
+for pass in "${passes[@]}"; do
+    if [[ $pass == *@* ]]; then jobs=$((jobs + 1)); else jobs=$((jobs + shards)); fi
+done
 (( ${INTEGRATION_SERIAL:-0} )) && jobs=1
 rm -f "$logdir"/integration-"$(basename "$venv")"-*.log
 failed=()
-if (( jobs == 1 )); then
-    for pass in "${passes[@]}"; do
-        run_job "$pass" 0 || failed+=("$pass")
-        cat "$logdir/integration-$(basename "$venv")-in_process_${pass%:lean}$([[ $pass == *:lean ]] && echo _lean).log"
-    done
-else
-    pids=() names=()
-    for pass in "${passes[@]}"; do
-        for (( shard = 0; shard < shards; shard++ )); do
-            run_job "$pass" "$shard" >"$logdir/job-$(basename "$venv")-$pass-$shard.status" &
+pids=() names=()
+for pass in "${passes[@]}"; do
+    count=$shards
+    [[ $pass == *@* ]] && count=1
+    for (( shard = 0; shard < count; shard++ )); do
+        if (( jobs == 1 )); then
+            run_job "$pass" "$shard" || failed+=("$pass/$shard")
+        else
+            run_job "$pass" "$shard" >"$logdir/job-$(basename "$venv")-${pass//[@,]/_}-$shard.status" &
             pids+=($!) names+=("$pass/$shard")
-        done
+        fi
     done
-    for i in "${!pids[@]}"; do
-        wait "${pids[$i]}" || failed+=("${names[$i]}")
-    done
-    for log in "$logdir"/integration-"$(basename "$venv")"-*.log; do
-        echo "======== ${log#"$root"/}"
-        cat "$log"
-    done
+done
+for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || failed+=("${names[$i]}")
+done
+for log in "$logdir"/integration-"$(basename "$venv")"-*.log; do
+    echo "======== ${log#"$root"/}"
+    cat "$log"
+done
+if (( jobs > 1 )); then
     cat "$logdir"/job-"$(basename "$venv")"-*.status
     rm -f "$logdir"/job-"$(basename "$venv")"-*.status
 fi

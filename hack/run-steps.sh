@@ -1,47 +1,111 @@
 #!/usr/bin/env bash
-# Run make targets one after another, time them, and print a summary.
+# Run make targets, time them, and print a summary; the seconds of every step go to build/logs/steps.tsv.
 #
-# Usage: hack/run-steps.sh TARGET...
-# Keeps going after a failed step (so one run reports every failing check)
-# unless FAIL_FAST=1 or the step is named in STOP_ON_FAILURE (e.g. "setup",
-# which everything else needs). Exits non-zero if any step failed.
+# Usage: hack/run-steps.sh STEP...
+# A STEP is a make target, or targets joined by "+" (e.g. lint+sanity-old+sanity-new): those run side by
+# side, at most STEP_JOBS (default 2) at once, each one's output kept in build/logs/step-TARGET.log and shown
+# when it ends; the group's row in the summary is each of its targets with its own seconds.
+# Keeps going after a failed step (so one run reports every failing check) unless FAIL_FAST=1 or a target of
+# the step is named in STOP_ON_FAILURE (e.g. "setup", which everything else needs, or the static checks, so a
+# lint error fails the run within minutes). Exits non-zero if any step failed.
 set -uo pipefail
 
 make=${MAKE:-make}
+jobs=${STEP_JOBS:-2}
+root=$(cd "$(dirname "$0")/.." && pwd)
+logs=$root/build/logs
+mkdir -p "$logs"
+tsv=$logs/steps.tsv
+printf 'step\tresult\tseconds\n' >"$tsv"
 results=()
 passed=0
 failed=0
 start_all=$SECONDS
 stopped=
 
-for step in "$@"; do
-    if [[ -n $stopped ]]; then
-        results+=("$(printf '  %-18s not run' "$step")")
-        continue
-    fi
-    echo
-    echo "########## make $step"
-    start=$SECONDS
-    # shellcheck disable=SC2086  # MAKE may carry options
-    $make --no-print-directory "$step"
-    rc=$?
-    took=$((SECONDS - start))
-    echo "########## make $step: $( ((rc == 0)) && echo ok || echo "FAILED (exit $rc)" ) in ${took}s"
-    if (( rc == 0 )); then
+record() {  # target, exit code, seconds
+    local result=ok
+    (( $2 == 0 )) || result="FAILED"
+    printf '%s\t%s\t%d\n' "$1" "$result" "$3" >>"$tsv"
+    if (( $2 == 0 )); then
         passed=$((passed + 1))
-        results+=("$(printf '  %-18s ok      %4ds' "$step" "$took")")
+        results+=("$(printf '  %-18s ok      %4ds' "$1" "$3")")
     else
         failed=$((failed + 1))
-        results+=("$(printf '  %-18s FAILED  %4ds  (exit %d)' "$step" "$took" "$rc")")
-        if [[ ${FAIL_FAST:-0} == 1 || " ${STOP_ON_FAILURE:-} " == *" $step "* ]]; then
-            echo "stopping after failed step '$step'"
+        results+=("$(printf '  %-18s FAILED  %4ds  (exit %d)' "$1" "$3" "$2")")
+        if [[ ${FAIL_FAST:-0} == 1 || " ${STOP_ON_FAILURE:-} " == *" $1 "* ]]; then
+            echo "stopping after failed step '$1'"
             stopped=1
         fi
     fi
+}
+
+run_one() {  # target: run it in the foreground
+    local start=$SECONDS rc
+    echo
+    echo "########## make $1"
+    # shellcheck disable=SC2086  # MAKE may carry options
+    $make --no-print-directory "$1"
+    rc=$?
+    echo "########## make $1: $( ((rc == 0)) && echo ok || echo "FAILED (exit $rc)" ) in $((SECONDS - start))s"
+    record "$1" "$rc" $((SECONDS - start))
+}
+
+run_group() {  # targets: side by side, at most $jobs at once; each one's output shown when it ends
+    local targets=("$@") pending=("$@") running=() running_pids=() target pid i rc
+    declare -A started pids
+    echo
+    echo "########## make ${targets[*]} (side by side, $jobs at once; live: tail -f build/logs/step-*.log)"
+    while (( ${#pending[@]} || ${#running[@]} )); do
+        while (( ${#pending[@]} && ${#running[@]} < jobs )); do
+            target=${pending[0]}
+            pending=("${pending[@]:1}")
+            started[$target]=$SECONDS
+            # shellcheck disable=SC2086
+            $make --no-print-directory "$target" >"$logs/step-$target.log" 2>&1 &
+            pids[$target]=$!
+            running+=("$target")
+            running_pids+=($!)
+        done
+        wait -n -p pid "${running_pids[@]}"
+        rc=$?
+        for i in "${!running[@]}"; do
+            target=${running[$i]}
+            [[ ${pids[$target]} == "$pid" ]] || continue
+            unset "running[$i]"
+            echo
+            echo "########## make $target"
+            cat "$logs/step-$target.log"
+            echo "########## make $target: $( ((rc == 0)) && echo ok || echo "FAILED (exit $rc)" )" \
+                "in $((SECONDS - started[$target]))s"
+            record "$target" "$rc" $((SECONDS - started[$target]))
+        done
+        running=("${running[@]}")
+        running_pids=()
+        for target in "${running[@]}"; do running_pids+=("${pids[$target]}"); done
+    done
+}
+
+for step in "$@"; do
+    IFS=+ read -r -a targets <<<"$step"
+    if [[ -n $stopped ]]; then
+        for target in "${targets[@]}"; do
+            results+=("$(printf '  %-18s not run' "$target")")
+            printf '%s\tnot run\t\n' "$target" >>"$tsv"
+        done
+        continue
+    fi
+    if (( ${#targets[@]} == 1 )); then
+        run_one "${targets[0]}"
+    else
+        run_group "${targets[@]}"
+    fi
 done
 
+total=$((SECONDS - start_all))
+printf 'total\t%s\t%d\n' "$( ((failed == 0)) && echo ok || echo FAILED)" "$total" >>"$tsv"
 echo
-echo "########## summary ($((SECONDS - start_all))s)"
+echo "########## summary (${total}s; per step: build/logs/steps.tsv)"
 printf '%s\n' "${results[@]}"
 echo "checks: $passed passed, $failed failed"
 (( failed == 0 ))

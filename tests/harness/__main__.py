@@ -9,6 +9,9 @@
 exec starts the emulator on a free port, tells where it is and where its log goes, optionally
 writes the integration targets' configuration (--integration-config), runs COMMAND with
 EMULATOR_URL set, stops the emulator and exits with COMMAND's exit code (hack/integration.sh).
+With --watch-secrets, COMMAND's output (an ansible-test integration run at -vvvv) is also searched
+by the secret watch (harness.secrets): a secret the emulator issued or seeded that shows anywhere
+but in the result of a task returning it by design, or a traceback, fails the run.
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ def parse_args(argv):
     run_with.add_argument("--integration-config", metavar="PATH", help="write the integration targets' configuration")
     run_with.add_argument("--in-process", choices=("true", "false"), help="its planetscale_in_process")
     run_with.add_argument("-C", "--directory", help="run COMMAND in this directory")
+    run_with.add_argument("--watch-secrets", action="store_true",
+                          help="search COMMAND's output for secrets and tracebacks (harness.secrets); either fails it")
     run_with.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...]")
     args = parser.parse_args(argv)
     if args.action == "exec":
@@ -109,11 +114,39 @@ def execute(args):
         if args.integration_config:
             write_integration_config(emulator, args.integration_config, args.in_process == "true")
         env = dict(without_tests_path(os.environ), EMULATOR_URL=emulator.url)
+        if args.watch_secrets:
+            return watched(args.command, args.directory, env, emulator)
         return subprocess.call(args.command, cwd=args.directory, env=env)
     except KeyboardInterrupt:
         return 130
     finally:
         emulator.stop()
+
+
+def watched(command, directory, env, emulator):
+    """Run the command, its output passed on as it comes and searched by the secret watch at its end."""
+    from .ansible import Run  # pylint: disable=import-outside-toplevel
+    from .secrets import SecretWatch  # pylint: disable=import-outside-toplevel
+
+    lines = []
+    with subprocess.Popen(command, cwd=directory, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, errors="replace") as process:
+        for line in process.stdout:
+            sys.stdout.write(line)
+            lines.append(line)
+    watch = SecretWatch()
+    watch.learn(*emulator.secrets())
+    label = "the output of %s" % os.path.basename(command[0])  # not its arguments, which may hold a secret
+    watch.check(Run(label, command, "".join(lines), process.returncode, 0, 0))
+    print("secret watch: %d runs' output searched, %d secrets shown by design, %d leaks, %d tracebacks"
+          % (len(watch.runs), watch.shown_by_design, len(watch.leaks), len(watch.tracebacks)), flush=True)
+    for leak in watch.leaks[:20]:
+        print("secret watch: LEAK %s" % leak, flush=True)
+    for where, found in watch.tracebacks[:5]:
+        print("secret watch: TRACEBACK in %s:\n%s" % (where, found), flush=True)
+    if process.returncode == 0 and (watch.leaks or watch.tracebacks):
+        return 1
+    return process.returncode
 
 
 def main(argv=None):

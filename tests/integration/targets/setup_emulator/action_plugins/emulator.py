@@ -25,6 +25,9 @@ Runs on the controller, like the lookup of the same name that reads the control 
                                                  # as the platform's analysis makes one (open unless state says)
     emulator: {schema_recommendation_dismissal: {number: 1}}  # the reason a dismissal gave, and who; database: app
     emulator: {audit_events: {count: 150, audit_action: team.updated, hours_ago: 48}}  # added to the audit log
+    emulator: {api: {method: POST, url: "{{ backups_url }}", bodies: [{name: a}, {name: b}], status: 201,
+                     authorization: "{{ authorization }}"}}  # the platform's API, one request per body, as
+                                                 # ansible.builtin.uri in a loop would send them (json: the answers)
 
 The result carries the control API's answer (or the token endpoint's) under `json`, as ansible.builtin.uri would,
 and is never `changed`, so that a play recap counts the changes of the modules under test only.
@@ -42,7 +45,7 @@ from ansible.plugins.action import ActionBase
 
 ACTIONS = ('reset', 'clear', 'faults', 'seed', 'settings', 'advance_clock', 'ddl', 'database', 'approve_deletion',
            'authorization_code', 'access_token', 'branch_change_elsewhere', 'branch_capacity',
-           'bouncer_resize_elsewhere', 'schema_recommendation_add', 'schema_recommendation_dismissal', 'audit_events')
+           'bouncer_resize_elsewhere', 'schema_recommendation_add', 'schema_recommendation_dismissal', 'audit_events', 'api')
 DATABASE = {'organization': {'type': 'str'}, 'database': {'type': 'str'}}
 BRANCH = {'organization': {'type': 'str'}, 'database': {'type': 'str'}, 'branch': {'type': 'str', 'required': True}}
 
@@ -94,12 +97,20 @@ ARGUMENT_SPEC = {
         'audit_action': {'type': 'str', 'default': 'team.updated'},
         'hours_ago': {'type': 'float', 'default': 0},
     }},
+    'api': {'type': 'dict', 'options': {
+        'method': {'type': 'str', 'required': True},
+        'url': {'type': 'str', 'required': True},
+        'bodies': {'type': 'list', 'elements': 'raw', 'required': True},
+        'status': {'type': 'int', 'required': True},
+        'authorization': {'type': 'str', 'required': True, 'no_log': True},
+    }},
 }
 
 
-def call(url, method='GET', body=None, form=None):
-    """Send one request and give the decoded JSON answer (None when there is none); raise on an HTTP error."""
-    headers = {}
+def call(url, method='GET', body=None, form=None, headers=None, status=None):
+    """Send one request and give the decoded JSON answer (None when there is none); raise on an HTTP error, or on
+    another status than the one given."""
+    headers = dict(headers or {})
     data = None
     if body is not None:
         data, headers['Content-Type'] = json.dumps(body), 'application/json'
@@ -108,6 +119,8 @@ def call(url, method='GET', body=None, form=None):
     try:
         with open_url(url, method=method, data=data, headers=headers, timeout=30) as response:
             text = response.read()
+            if status is not None and response.status != status:
+                raise RuntimeError('%s %s answered HTTP %s, not %s' % (method, url, response.status, status))
     except HTTPError as exc:
         detail = exc.read().decode('utf-8', 'replace')[:500]
         raise RuntimeError('%s %s answered HTTP %s: %s' % (method, url, exc.code, detail)) from None
@@ -155,6 +168,11 @@ class ActionModule(ActionBase):
             return call(control + '/seed', 'POST', args['seed'])
         if args['settings'] is not None:
             return call(control + '/settings', 'POST', args['settings'])
+        if args['api'] is not None:
+            options = args['api']
+            headers = {'Authorization': options['authorization']}
+            return [call(options['url'], options['method'], body, headers=headers, status=options['status'])
+                    for body in options['bodies']]
         if args['advance_clock'] is not None:
             return call(control + '/clock', 'POST', {'advance_seconds': args['advance_clock']})
         world = call(control + '/world')
