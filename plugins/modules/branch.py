@@ -386,18 +386,16 @@ import re
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.branch_capacity import (
+    BranchCapacity, check_capacity_options)
+from ansible_collections.planetscale.cloud.plugins.module_utils.branch_lifecycle import LIFECYCLE, BranchLifecycle
 from ansible_collections.planetscale.cloud.plugins.module_utils.branches import (
-    check_cluster_size, check_storage, cluster_size, first, is_ready, other_size, readiness, size_name,
-    with_cluster_name)
-from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import (
-    REQUEST_STATES, REQUESTS, consent_to_restart, flat_parameters, parameter_problem, parameter_text, request_path,
-    restarting, running)
-from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
+    check_cluster_size, is_ready, readiness, with_cluster_name)
+from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import REQUESTS
+from ansible_collections.planetscale.cloud.plugins.module_utils.capacity_changes import cancel_pending
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
     CONNECTION, CREDENTIALS, ORGANIZATION, WAIT)
-from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital
-from ansible_collections.planetscale.cloud.plugins.module_utils.schemas import lint_sentence, read_lint
-from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Waiter, write_and_settle
+from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital
 
 
 MAJOR_VERSION = re.compile(r"[1-9][0-9]{0,2}")
@@ -413,313 +411,16 @@ def check_create_options(size, point, major=None):
         raise ModuleFailure("major_version must be a PostgreSQL major version such as 17, not %r." % major)
 
 
-PRODUCTION_DELETE = ("%s is a production branch, which the platform does not delete: demote it first (a task with "
-                     "production: false), then delete it.")
-PROTECTED_DELETE = ("%s is protected from deletion (deletion_protected): set deletion_protected: false in this task, "
-                    "or in a task before it, to delete it.")
-DEFAULT_DEMOTE = ("%s is the database's default branch, which the platform does not demote: make another branch the "
-                  "default first (planetscale.cloud.database with default_branch), then demote this one.")
-UNSAFE_SCHEMA = ("%s has %d schema lint error%s, and safe migrations cannot be enabled until the schema has none; fix "
-                 "%s: %s.")
-# The settings that promote, demote, safe-migrations and PATCH change on an existing branch; never sent to create one.
-LIFECYCLE = ("production", "safe_migrations", "deletion_protected")
 CREATE_OPTIONS = ("backup_id", "restore_point", "seed_data", "cluster_size", "major_version")
 # What only a PostgreSQL database takes; the platform refuses it on a MySQL one.
 POSTGRES_ONLY = ("restore_point", "major_version")
 NOT_POSTGRES = "%s only for PostgreSQL databases, and database %r is a %s database; leave %s out."
-# Refusals of a write (not a missing resource, a credential or the rate limit) that a lint error can explain.
-REFUSALS = (400, 409, 422)
 
 
-def promotion(label, production):
-    """The wait for a promotion (production true) or a demotion to show on the branch's record."""
-    what = capital(label)
-    return Waiter(
-        "%s to be %s" % (label, "promoted to production" if production else "demoted to development"),
-        done=lambda b: bool(b.get("production")) == production,
-        state=lambda b: "production" if b.get("production") else "development", key="branch",
-        failed=lambda b: "%s was deleted while waiting for it to be %s." % (
-            what, "promoted" if production else "demoted") if b is None else None)
-
-
-# The storage settings a task sets (option -> the API's key), the VTGate settings (option -> the API's key).
-STORAGE = dict(minimum_bytes="minimum_storage_bytes", maximum_bytes="maximum_storage_bytes",
-               autoscaling="storage_autoscaling", iops="storage_iops", throughput_mibs="storage_throughput_mibs")
-VTGATE = dict((name, "vtgate_" + name) for name in ("size", "count", "max_count", "autoscaling",
-                                                    "target_cpu_utilization"))
-ENGINE_OPTIONS = dict(postgresql=("replicas", "storage", "parameters"), mysql=("vtgate",))
-ENGINES = dict(postgresql="PostgreSQL", mysql="MySQL")
-WRONG_ENGINE = "%s only for %s branches, and branch %r of database %r is a %s branch; leave %s out."
-APPLIED = object()  # what a lost write's read-back gives when no request runs and the branch has it all
-ENDED = REQUEST_STATES[3:]  # canceled, completed
-
-
-def request_label(kind, request, label):
-    """A request in sentences: "change request 'r1' of branch 'main' of database 'app'"."""
-    return "%s %r of %s" % (REQUESTS[kind][0], (request or {}).get("id"), label)
-
-
-def request_waiter(kind, request, label, foreign=False):
-    """The wait for a change or resize request of a branch (label) to end: completed, or, for a request this task
-    made (foreign false), a failure at once when it is canceled, naming the state. A request made elsewhere
-    (foreign) is waited for until it ends either way."""
-    what = request_label(kind, request, label)
-
-    def failed(record):
-        if record is None:
-            return "%s is gone while waiting for it to complete." % capital(what)
-        if record.get("state") == "canceled" and not foreign:
-            return ("%s ended in state 'canceled': the branch keeps what it had before; see why on the platform and "
-                    "run the task again." % capital(what))
-        return None
-    return Waiter("%s to complete" % what, done=lambda r: r.get("state") in (ENDED if foreign else ("completed",)),
-                  state=lambda r: r.get("state"), failed=failed, key="request")
-
-
-RESIZING = ("%s is resizing, and the platform cancels a request only before it starts resizing: wait for it to "
-            "complete, or leave cancel_pending out.")
-RUNNING_ELSEWHERE = ("%s is %s, made elsewhere (%s): set wait to true to wait for it to complete first, or run the "
-                     "task again once it has.")
-
-
-def given(options):
-    """The suboptions of a dict option that a task gives (not None)."""
-    return dict((name, value) for name, value in (options or {}).items() if value is not None)
-
-
-def same_value(record, have, want):
-    if record.get("parameter_type") in ("integer", "float"):
-        try:
-            return float(have) == float(parameter_text(want))
-        except (TypeError, ValueError):
-            return False
-    if record.get("parameter_type") == "boolean":
-        return str(have).lower() in ("true", "on") if parameter_text(want).lower() in ("true", "on") else \
-            str(have).lower() in ("false", "off")
-    return have == parameter_text(want)
-
-
-class Capacity:
-    """The capacity a task gives for a branch (cluster_size on an existing branch, replicas, storage, parameters,
-    vtgate): checked before any write, compared with what the branch has, and changed by one change request
-    (PostgreSQL) or a cluster change and a VTGate resize (MySQL), each waited for until it completes."""
-
-    def __init__(self, module, new):
-        self.module, self.params, self.client = module, module.params, module.client
-        self.want = dict((name, self.params[name]) for name in ("cluster_size", "replicas") if self.params[name]
-                         is not None and (name != "cluster_size" or not new))
-        self.want.update((name, value) for name, value in (
-            ("storage", dict((STORAGE[k], v) for k, v in given(self.params["storage"]).items())),
-            ("parameters", flat_parameters(self.params["parameters"])),
-            ("vtgate", dict((VTGATE[k], v) for k, v in given(self.params["vtgate"]).items()))) if value)
-        self.have, self.catalogue, self.kind, self.requests, self.runs, self.restarts = {}, {}, None, [], None, []
-        self.catalogue_of = None  # the branch whose parameters self.catalogue holds
-
-    def check(self, source, kind):
-        """Refuse, before any write, options of the other engine, a size the organization does not list for the
-        engine (read only when the task would create or resize with it) and a parameter the branch (or its parent,
-        source, for a new branch) does not have or a value it does not take."""
-        self.kind, branch, size = kind, source.get("name"), self.params["cluster_size"]
-        wrong = [name for name in ENGINE_OPTIONS.get("mysql" if kind == "postgresql" else "postgresql", ())
-                 if name in self.want or self.params[name] is not None]
-        if kind in ENGINES and wrong:
-            other = "postgresql" if kind == "mysql" else "mysql"
-            raise ModuleFailure(WRONG_ENGINE % (" and ".join(wrong) + (" is" if len(wrong) == 1 else " are"),
-                                                ENGINES[other], branch, self.params["database"], ENGINES[kind],
-                                                "it" if len(wrong) == 1 else "them"))
-        if size is not None and ("cluster_size" not in self.want or other_size(cluster_size(source), size)):
-            self.want_size(kind)
-        if "parameters" in self.want:
-            self.read_parameters(branch)
-            for name, value in sorted(self.want["parameters"].items()):
-                record = self.catalogue.get(name)
-                problem = "is not a parameter of the branch" if record is None else parameter_problem(record, value)
-                if problem:
-                    raise ModuleFailure("parameters: %s %s; see planetscale.cloud.postgres_parameter_info for the "
-                                        "branch's parameters and their ranges." % (name, problem))
-
-    def want_size(self, kind):
-        size = self.params["cluster_size"]
-        name = size_name(size)
-        answer = self.client.request("GET", self.module.org_path("cluster-size-skus"),
-                                     params=dict(engine=kind or "mysql"), any_json=True)
-        skus = answer.get("data", []) if isinstance(answer, dict) else answer or []
-        names = [sku.get("name") for sku in skus if isinstance(sku, dict) and sku.get("enabled", True)]
-        if name not in names:
-            raise ModuleFailure("cluster_size %s is not a %s cluster size organization %r may use: one of %s." % (
-                size, ENGINES.get(kind, kind), self.params["organization"], ", ".join(names)))
-        if "cluster_size" in self.want:
-            self.want["cluster_size"] = name
-
-    def read_parameters(self, branch):
-        """The branch's parameter records (the platform answers a bare list), by namespace.name."""
-        records = self.client.request("GET", self.module.url(branch, "parameters"), any_json=True)
-        records = records.get("data", []) if isinstance(records, dict) else records or []
-        self.catalogue = dict(("%s.%s" % (r.get("namespace"), r.get("name")), r) for r in records)
-        self.catalogue_of = branch
-
-    def read(self, branch, checked=False):
-        """What the branch has of what the task gives, and the running request of each kind it needs. checked: the
-        branch's parameters were read by check() in this task, just before, and are not read again."""
-        url = self.module.url(branch["name"])
-        have = dict(cluster_size=cluster_size(branch))
-        found = {}
-        kinds = ["change"] if self.kind == "postgresql" or "cluster_size" in self.want else []
-        kinds += ["resize"] if "vtgate" in self.want else []
-        for kind in kinds:
-            for request in self.client.paginate(url + "/" + request_path(kind)):
-                found.setdefault(kind, running([request]))
-                if request.get("state") == "completed":
-                    found.setdefault(kind + "_completed", request)
-                    break
-        # the branch's record, else its newest completed request (platform's records: no vtgate_*, no replicas in one)
-        done, resized = found.get("change_completed") or {}, found.get("resize_completed") or {}
-        have["replicas"] = first(branch.get("replicas"), done.get("replicas"), 2 * bool(branch.get("has_replicas")))
-        storage = dict(done, storage_iops=first(branch.get("cluster_iops"), done.get("storage_iops")))
-        have["storage"] = dict((key, storage.get(key)) for key in self.want.get("storage", ()))
-        if "parameters" in self.want:
-            if not (checked and self.catalogue_of == branch["name"]):
-                self.read_parameters(branch["name"])
-            have["parameters"] = dict((name, (self.catalogue.get(name) or {}).get("value"))
-                                      for name in self.want["parameters"])
-        vtgate = dict((key, first(branch.get(key), resized.get(key))) for key in VTGATE.values())
-        vtgate["vtgate_size"] = first(*[record.get(key) for key in ("vtgate_name", "vtgate_size")
-                                        for record in (branch, resized)])
-        have["vtgate"] = dict((key, vtgate[key]) for key in self.want.get("vtgate", ()))
-        self.have = have
-        return dict((kind, found[kind]) for kind in ("change", "resize") if found.get(kind))
-
-    def changes(self):
-        """What differs: {option: wanted value}; storage, parameters and vtgate only the keys that differ."""
-        changes = {}
-        if "cluster_size" in self.want and other_size(self.have["cluster_size"], self.want["cluster_size"]):
-            changes["cluster_size"] = self.want["cluster_size"]
-        if "replicas" in self.want and self.have["replicas"] != self.want["replicas"]:
-            changes["replicas"] = self.want["replicas"]
-        for name in ("storage", "vtgate"):
-            differ = dict((k, v) for k, v in self.want.get(name, {}).items() if self.have[name].get(k) != v)
-            if differ:
-                changes[name] = differ
-        differ = dict((k, v) for k, v in self.want.get("parameters", {}).items()
-                      if not same_value(self.catalogue.get(k) or {}, self.have["parameters"].get(k), v))
-        if differ:
-            changes["parameters"] = differ
-        return changes
-
-    def view(self, fields):
-        """Capacity fields as the diff and the result show them: parameters nested by namespace."""
-        shown = dict(fields)
-        if "parameters" in shown:
-            nested = {}
-            for name, value in shown["parameters"].items():
-                namespace, parameter = name.split(".", 1)
-                nested.setdefault(namespace, {})[parameter] = value if value is None else parameter_text(value)
-            shown["parameters"] = nested
-        for name, keys in (("storage", STORAGE), ("vtgate", VTGATE)):
-            if name in shown:
-                shown[name] = dict((option, shown[name][key]) for option, key in keys.items() if key in shown[name])
-        return dict((name, shown[name]) for name in self.want if name in shown)
-
-    def writes(self, changes):
-        """The requests that make the changes: (kind, method, path, body)."""
-        if self.kind == "postgresql":
-            body = dict((k, v) for k, v in changes.items() if k in ("cluster_size", "replicas", "storage"))
-            if "parameters" in changes:
-                body["parameters"] = self.view(dict(parameters=changes["parameters"]))["parameters"]
-            return [("change", "PATCH", "changes", body)]
-        writes = [("change", "PATCH", "cluster", dict(cluster_size=changes["cluster_size"]))] \
-            if "cluster_size" in changes else []
-        return writes + ([("resize", "PUT", "resizes", changes["vtgate"])] if "vtgate" in changes else [])
-
-    def apply(self, branch, runs=None):
-        """Wait for a request made elsewhere, then send what differs and wait for it: (branch, changed).
-        runs: the running requests read() found, when it was called for this branch already."""
-        if self.module.created and self.module.ctx.check_mode:  # a new branch, predicted: it has what it is given
-            self.have = dict(self.want)
-            return branch, bool(self.want)
-        runs = self.read(branch) if runs is None else runs
-        for kind, request in runs.items():
-            if self.module.ctx.check_mode:
-                self.module.ctx.warn("%s is %s, made elsewhere: the prediction is against what the branch has now."
-                                     % (capital(request_label(kind, request, self.module.label())),
-                                        request.get("state")))
-            elif not self.params["wait"]:
-                raise ModuleFailure(RUNNING_ELSEWHERE % (capital(self.module.label()), "in the middle of a "
-                                                         + request_label(kind, request, "it"), request.get("state")))
-            else:
-                self.wait(kind, request, foreign=True)
-        if runs and not self.module.ctx.check_mode:
-            branch = self.module.read() or branch
-            self.read(branch)  # what the branch has once they ended
-        changes = self.changes()
-        self.restarts = self.consent(changes)
-        if self.module.ctx.check_mode or not changes:
-            self.have = dict(self.have, **self.merged(changes))
-            return branch, bool(changes)
-        wrote = False
-        for kind, method, segment, body in self.writes(changes):
-            request, applied = self.send(kind, method, "%s/%s" % (self.module.url(branch["name"]), segment), body)
-            wrote = wrote or applied
-            if request is not None:
-                self.requests.append(self.wait(kind, request) if self.params["wait"] else request)
-        if wrote:
-            self.have = dict(self.have, **self.merged(changes))
-        return (self.module.read() or branch), wrote
-
-    def consent(self, changes):
-        """The parameters among changes whose change restarts PostgreSQL, as the branch's parameters (already read)
-        say; none on a branch this task creates, which serves no one yet. Named in check mode, else refused before any
-        write without allow_restart."""
-        names = [] if self.module.created else restarting(self.catalogue, changes.get("parameters", ()))
-        return consent_to_restart(self.module, names, "PostgreSQL")
-
-    def merged(self, changes):
-        return dict((k, dict(self.have[k], **v) if isinstance(v, dict) else v) for k, v in changes.items())
-
-    def send(self, kind, method, path, body):
-        """One write: (the request it made or None, whether it applied anything). After a lost answer, the request it
-        made (the platform updates a pending one rather than make a second) or, when none runs and the branch has it
-        all, no request but applied: never a second request. A 204 of changes or resizes applied nothing."""
-        branch_url = path.rpartition("/")[0]
-
-        def read_back(error):  # pylint: disable=unused-argument
-            request = running(self.client.paginate(branch_url + "/" + request_path(kind), limit=5))
-            if request is not None:
-                return request, True
-            found = self.module.read()
-            return (APPLIED, True) if found is not None and not self.read(found) and not self.changes() else None
-        # a refusal because a request is resizing: the one a lost answer made, asked again (or sent again by the
-        # transport, as PUT is) once it had started, is waited for as the answer
-        answer = write_and_settle(lambda: self.client.request(method, path, json=body), read_back=read_back,
-                                  on_conflict=read_back)[0]
-        if answer is APPLIED:
-            return None, True
-        if path.endswith("/cluster"):  # 204, always: the request is listed
-            return answer or running(self.client.paginate(branch_url + "/changes", limit=5)), True
-        if answer is not None:
-            return answer, True
-        # 204, nothing to apply: the branch has it now if the transport sent again a write whose answer it lost (503
-        # with Retry-After) after that write had completed; it applied something when the branch changed since read
-        before, found = self.have, self.module.read()
-        if found is not None:
-            self.read(found)
-        return None, self.have != before
-
-    def wait(self, kind, request, foreign=False):
-        url = "%s/%s/%s" % (self.module.url(self.params["name"]), request_path(kind), request["id"])
-        return request_waiter(kind, request, self.module.label(), foreign).wait(
-            lambda: self.client.get(url, missing_ok=True), self.params["wait_timeout"], current=request,
-            changed=not foreign)
-
-
-class Branch(Resource):
-    """The rules of a database branch. Create-only: parent_branch, region. Changed in place: production,
-    safe_migrations, deletion_protected.
-
-    production, safe_migrations and deletion_protected are compared when given and changed in place, in this
-    order: deletion protection (PATCH), safe migrations off (DELETE), promote or demote (and wait until the
-    record shows it), safe migrations on (POST). Promoting and enabling safe migrations wait for the branch to
-    be ready first. Enabling safe migrations is refused, before any write, while the schema has lint errors.
+class Branch(BranchLifecycle):
+    """The rules of a database branch. Create-only: parent_branch, region, and the options that shape a new branch.
+    Changed in place: production, safe_migrations and deletion_protected (BranchLifecycle: in which order, what is
+    refused), and the capacity the task gives (BranchCapacity), after which the branch is waited for until ready.
     """
 
     option_sets = (CREDENTIALS, CONNECTION, ORGANIZATION, WAIT)
@@ -758,8 +459,7 @@ class Branch(Resource):
     required_to_create = ("parent_branch",)
 
     branch_options = ("name",)  # with parent_branch, held to the branch-name rule (Module.branch_naming)
-    database_record = None  # the database's record, once a rule needs it
-    capacity = None  # the capacity the task gives (Capacity), when it gives any
+    capacity = None  # the capacity the task gives (BranchCapacity), when it gives any
     canceled = ()  # the requests cancel_pending cancels, as read before
 
     def validate(self):
@@ -770,24 +470,21 @@ class Branch(Resource):
                 raise ModuleFailure("state absent deletes the branch, so %s: true cannot hold; leave %s out." % (
                     contrary[0], "it" if len(contrary) == 1 else "them"))
         check_create_options(self.params["cluster_size"], self.params["restore_point"], self.params["major_version"])
-        flat_parameters(self.params["parameters"])
-        check_storage(dict((STORAGE[k], v) for k, v in given(self.params["storage"]).items()),
-                      dict((v, k) for k, v in STORAGE.items()))
-        if (self.params["replicas"] or 0) < 0:
-            raise ModuleFailure("replicas must be 0 or more, not %d." % self.params["replicas"])
+        check_capacity_options(self.params)
 
     def present(self, resource):
         new = resource is None
         given = [name for name in ("replicas", "storage", "parameters", "vtgate") if self.params[name] is not None]
         if (given or not new and self.params["cluster_size"] is not None) and (not new or self.params["parent_branch"]):
-            self.capacity = Capacity(self, new)
+            self.capacity = BranchCapacity(self, new)
             source = resource or self.client.get(self.url(self.params["parent_branch"] or self.params["name"])) or {}
             self.capacity.check(source, source.get("kind") or self.database_kind(source.get("name")))
             self.capacity.runs = None if new else self.capacity.read(resource, checked=True)
             if not new and not self.ctx.check_mode:  # a restart not allowed fails before any write
                 self.capacity.consent(self.capacity.changes())
         if self.params["cancel_pending"] and not new:  # after every refusal; what it cancels is waited for no more
-            self.canceled = self.cancel(resource)
+            kinds = ("change",) if resource.get("kind") == "postgresql" else ("change", "resize")
+            self.canceled = cancel_pending(self, self.url(resource["name"]), dict((k, REQUESTS[k]) for k in kinds))
             if self.capacity is not None:
                 self.capacity.runs = dict((k, r) for k, r in self.capacity.runs.items() if r not in self.canceled)
         return super().present(resource)
@@ -841,18 +538,6 @@ class Branch(Resource):
         body.update((name, self.params[name]) for name in CREATE_OPTIONS if self.params[name] is not None)
         return with_cluster_name(super().create(body))
 
-    def guard(self, resource):
-        if self.params["state"] == "absent":
-            if resource.get("production"):
-                raise ModuleFailure(PRODUCTION_DELETE % capital(self.label()))
-            if resource.get("deletion_protected") and self.params["deletion_protected"] is not False:
-                raise ModuleFailure(PROTECTED_DELETE % capital(self.label()))
-            return
-        if self.params["production"] is False and resource.get("production") and self.is_default(resource):
-            raise ModuleFailure(DEFAULT_DEMOTE % capital(self.label()))
-        if self.params["safe_migrations"] and not resource.get("safe_migrations"):
-            self.refuse_lint_errors(resource["name"], kind=resource.get("kind"))
-
     def database_kind(self, parent):
         """The kind of the database: its record's, else (a record that does not state it, as the platform's recorded
         databases do) that of the parent branch, whose record carries it."""
@@ -861,95 +546,12 @@ class Branch(Resource):
             return self.database_record["kind"]
         return (self.client.get(self.url(parent), missing_ok=True) or {}).get("kind")
 
-    def is_default(self, resource):
-        """Whether the branch is its database's default branch: what the branch record says (default), else what the
-        database record says (default_branch; read once, only to decide a demotion)."""
-        if resource.get("default") is not None:
-            return bool(resource["default"])
-        if self.database_record is None:
-            self.database_record = self.client.get(self.org_path("databases", self.params["database"])) or {}
-        return self.database_record.get("default_branch") == resource.get("name")
-
     def refuse_postgres_only(self, kind):
         """Fail, before any write, when an option only a PostgreSQL database takes is given for another kind."""
         given = [name for name in POSTGRES_ONLY if self.params[name] is not None]
         if given and kind not in (None, "postgresql"):
             raise ModuleFailure(NOT_POSTGRES % (" and ".join(given) + (" is" if len(given) == 1 else " are"),
                                                 self.params["database"], kind, "it" if len(given) == 1 else "them"))
-
-    def refuse_lint_errors(self, branch, error=None, changed=False, kind=None):
-        """Fail, naming every lint error, when the schema of branch (this one, or the parent a new one copies) has
-        any; error is the API's refusal this explains, changed whether this run wrote before it. A PostgreSQL branch
-        (kind, where the record is at hand) has no lint, and nothing is read."""
-        errors = read_lint(self.client, self.url(branch), "the branch", None, kind)[0]  # every page
-        if not errors:
-            return
-        subject = capital(self.label()) if branch == self.params["name"] else (
-            "Branch %r, whose schema %s would start with," % (branch, self.label()))
-        extra = dict(status=error.status, error=error.as_dict(), changed=changed) if error is not None else {}
-        raise ModuleFailure(UNSAFE_SCHEMA % (subject, len(errors), "" if len(errors) == 1 else "s",
-                                             "it" if len(errors) == 1 else "them", lint_sentence(errors)), **extra)
-
-    def update(self, resource, changes):
-        name, branch = resource["name"], resource
-        wrote = self.created or "deletion_protected" in changes or changes.get("safe_migrations") is False
-        if "deletion_protected" in changes:
-            branch = self.client.patch(self.url(name), json=dict(deletion_protected=changes["deletion_protected"]))
-        if changes.get("safe_migrations") is False:
-            branch = self.client.delete(self.url(name, "safe-migrations")) or self.read()
-        if "production" in changes:
-            branch = self.ready(branch, wrote, "be %s" % ("promoted" if changes["production"] else "demoted"))
-            branch = self.client.post(self.url(name, "promote" if changes["production"] else "demote")) or self.read()
-            branch = promotion(self.label(), changes["production"]).wait(self.read, self.params["wait_timeout"],
-                                                                         current=branch, changed=True)
-        if changes.get("safe_migrations"):
-            wrote = wrote or "production" in changes
-            branch = self.ready(branch, wrote, "enable safe migrations")
-            try:
-                branch = self.client.post(self.url(name, "safe-migrations")) or self.read()
-            except ApiError as error:
-                if error.status not in REFUSALS:
-                    raise
-                self.refuse_lint_errors(name, error, changed=wrote)  # else the API's own words (lint read once)
-                raise ModuleFailure(self.explain(error), status=error.status, error=error.as_dict(), changed=wrote)
-        return with_cluster_name(branch)
-
-    def ready(self, branch, changed, need):
-        """The branch once it is ready (or asleep), which what the task does next needs. changed: whether this run
-        has written already, for the result of a timeout."""
-        if is_ready(branch):
-            return branch
-        return readiness(self.label(), "branch", need).wait(self.read, self.params["wait_timeout"], current=branch,
-                                                            changed=changed)
-
-    def delete(self, resource):
-        if resource.get("deletion_protected") and self.params["deletion_protected"] is False:
-            def lifted(error):  # pylint: disable=unused-argument
-                found = self.read()
-                return (found, True) if found is None or not found.get("deletion_protected") else None
-            write_and_settle(lambda: self.client.patch(self.url(resource["name"]), json=dict(deletion_protected=False)),
-                             read_back=lifted)
-        super().delete(resource)
-
-    def cancel(self, resource):
-        """The branch's change and resize requests that have not started resizing, canceled (DELETE .../resizes, the
-        platform's cancel of a change request; none in check mode); one resizing, with none to cancel, fails."""
-        kinds = ("change",) if resource.get("kind") == "postgresql" else ("change", "resize")
-
-        def pending():
-            found = [(kind, running(self.client.paginate(self.url(resource["name"], request_path(kind)), limit=5)))
-                     for kind in kinds]
-            return [(kind, request) for kind, request in found if request is not None]
-        found = pending()
-        waiting = [request for kind, request in found if request.get("state") != "resizing"]
-        if found and not waiting:
-            raise ModuleFailure(RESIZING % (capital(request_label(found[0][0], found[0][1], self.label()))))
-        if waiting and not self.ctx.check_mode:
-            def settled(error):  # pylint: disable=unused-argument
-                return None if any(r.get("state") != "resizing" for kind, r in pending()) else (None, True)
-            write_and_settle(lambda: self.client.delete(self.url(resource["name"], "resizes")), read_back=settled,
-                             on_conflict=settled)
-        return waiting
 
     def after_present(self, resource, changed):
         changed = changed or bool(self.canceled)
