@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What the deploy_request module and the deploy_request_status filter share: a deploy request's states and the
-status a person acts on.
+"""What the deploy_request module, the deploy_request_info module and the deploy_request_status filter share: a
+deploy request's states and the status a person acts on; where the modules read a deploy request.
 
 A deploy request has a state (open or closed) and a deployment state, one of the 20 in DEPLOYMENT_STATES.
 status() collapses those, the deployment's deployable flag and its lint errors into one of STATUSES, the
@@ -62,3 +62,18 @@ def status(request):
     if state == "error" and (deployment.get("queued_at") or deployment.get("started_at")):
         return "failed"  # the deploy ran and failed, rather than the deploy check
     return word
+
+
+def deploy_request_path(module, *segments):
+    """The path of the deploy requests of a module's database (its database option), or of what follows it: a
+    request's number, and below that its deployment, its operations."""
+    return module.org_path("databases", module.params["database"], "deploy-requests", *segments)
+
+
+def read_deploy_request(module, number):
+    """The deploy request numbered number of a module's database, or None when there is none; the database is read
+    then, so that a missing database or organization fails (with its 404) rather than pass for a missing request."""
+    request = module.client.get(deploy_request_path(module, number), missing_ok=True)
+    if request is None:
+        module.client.get(module.org_path("databases", module.params["database"]))
+    return request

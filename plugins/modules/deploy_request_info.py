@@ -117,6 +117,8 @@ deploy_requests:
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import InfoModule, ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.deploy_requests import (
+    deploy_request_path, read_deploy_request)
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 
 
@@ -142,22 +144,17 @@ class DeployRequestInfo(InfoModule):
             raise ModuleFailure("number must be 1 or more, not %s." % self.params["number"])
 
     def run(self):
-        url = self.org_path("databases", self.params["database"], "deploy-requests")
         if self.params["number"] is None:
             filters = dict((name, self.params[name]) for name in ("state", "branch", "into_branch")
                            if self.params[name] is not None)
-            return dict(deploy_requests=self.items(url, filters or None, self.params["limit"]))
-        number = str(self.params["number"])
-        request = self.client.get(self.org_path("databases", self.params["database"], "deploy-requests", number),
-                                  missing_ok=True)
+            return dict(deploy_requests=self.items(deploy_request_path(self), filters or None, self.params["limit"]))
+        number = self.params["number"]
+        request = read_deploy_request(self, number)  # a missing database fails here
         if request is None:
-            self.client.get(self.org_path("databases", self.params["database"]))  # a missing database fails here
             return dict(deploy_request=None)
         if not isinstance(request.get("deployment"), dict):
-            request["deployment"] = self.client.get(
-                self.org_path("databases", self.params["database"], "deploy-requests", number, "deployment"))
-        request["operations"] = self.items(
-            self.org_path("databases", self.params["database"], "deploy-requests", number, "operations"))
+            request["deployment"] = self.client.get(deploy_request_path(self, number, "deployment"))
+        request["operations"] = self.items(deploy_request_path(self, number, "operations"))
         return dict(deploy_request=request)
 
 

@@ -1,13 +1,13 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The OAuth helpers: expiry arithmetic (module_utils/oauth.py), the RFC 6749 error sentences (the token module's
-own), and the base options they need."""
+"""The OAuth helpers: expiry arithmetic (module_utils/oauth.py), a grant's tokens and the RFC 6749 error sentences
+(module_utils/grants.py), the token module's refresh, and the base options they need."""
 
 from __future__ import annotations
 
 import pytest
 
-from ansible_collections.planetscale.cloud.plugins.module_utils import base, oauth
+from ansible_collections.planetscale.cloud.plugins.module_utils import base, grants, oauth
 from ansible_collections.planetscale.cloud.plugins.module_utils import options as shared
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, TaskContext
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
@@ -49,7 +49,7 @@ def test_iso8601_is_utc_to_the_second(timestamp, text):
     (1795313550, None),
 ])
 def test_parse_iso8601_reads_the_api_timestamps_and_drops_fractions(text, timestamp):
-    assert token_module.parse_iso8601(text) == timestamp
+    assert grants.parse_iso8601(text) == timestamp
 
 
 def test_http_date_reads_the_date_header():
@@ -77,14 +77,14 @@ def test_seconds_left_are_whole_and_never_negative(expires, now, left):
 
 def test_issued_token_computes_expires_at_from_when_it_arrived():
     body = dict(access_token="a", refresh_token="r", token_type="Bearer", expires_in=3600, scope=SCOPE)
-    assert token_module.issued_token(body, T0) == dict(
+    assert grants.issued_token(body, T0) == dict(
         access_token="a", refresh_token="r", token_type="Bearer", expires_in=3600,
         expires_at="2026-11-22T03:12:30Z", scope=SCOPE, scopes=["read_user", "read_organization"])
 
 
 @pytest.mark.parametrize("expires_in", [None, "3600", True])
 def test_issued_token_without_a_numeric_lifetime_has_no_expiry(expires_in):
-    token = token_module.issued_token(dict(access_token="a", expires_in=expires_in), T0)
+    token = grants.issued_token(dict(access_token="a", expires_in=expires_in), T0)
     assert (token["expires_in"], token["expires_at"], token["token_type"], token["scopes"]) == (None, None, "Bearer", [])
 
 
@@ -92,7 +92,7 @@ def test_recorded_token_reads_the_deprecated_record():
     record = dict(token="a", plain_text_refresh_token="r", expires_at="2026-11-22T03:12:30.000Z",
                   service_token_accesses=[dict(access="read_user"), dict(access="read_organization"),
                                           dict(access="read_user"), "junk", dict(id="no-access")])
-    assert token_module.recorded_token(record, T0 + 600) == dict(
+    assert grants.recorded_token(record, T0 + 600) == dict(
         access_token="a", refresh_token="r", token_type="Bearer", expires_in=3000,
         expires_at="2026-11-22T03:12:30Z", scope=SCOPE, scopes=["read_user", "read_organization"])
 
@@ -136,7 +136,7 @@ def test_kept_token_carries_no_secret():
 def test_grant_form_has_the_fields_of_the_grant_only(grant, fields):
     params = dict(grant_type=grant, client_id="c", client_secret="s", code="k", redirect_uri="u", refresh_token="r",
                   access_token="a", min_ttl=5)
-    assert token_module.grant_form(params) == fields
+    assert grants.grant_form(params) == fields
 
 
 @pytest.mark.parametrize("body, missing", [
@@ -148,23 +148,22 @@ def test_grant_form_has_the_fields_of_the_grant_only(grant, fields):
     ([dict(access_token="a", refresh_token="r")], ["access_token", "refresh_token"]),
 ])
 def test_missing_tokens_are_absent_empty_or_not_text(body, missing):
-    assert token_module.missing_tokens(body, token_module.ISSUED_FIELDS) == missing
+    assert grants.missing_tokens(body, grants.ISSUED_FIELDS) == missing
 
 
 @pytest.mark.parametrize("body, shape", [(7, "a JSON number"), (True, "a JSON boolean"), (2.5, "a JSON number")])
 def test_require_tokens_names_the_json_type_of_an_answer_that_is_no_object(body, shape):
     with pytest.raises(base.ModuleFailure) as caught:
-        token_module.require_tokens(body, token_module.ISSUED_FIELDS, "POST /oauth/token", "refresh_token",
-                                    "auth_url is right")
+        grants.require_tokens(body, grants.ISSUED_FIELDS, "POST /oauth/token", "refresh_token", "auth_url is right")
     assert caught.value.msg.startswith("POST /oauth/token succeeded with %s instead of an object, which is no token"
                                        % shape)
-    assert token_module.require_tokens(dict(access_token="a", refresh_token="r"), token_module.ISSUED_FIELDS,
-                                       "POST /oauth/token", "refresh_token", "auth_url is right") is None
+    assert grants.require_tokens(dict(access_token="a", refresh_token="r"), grants.ISSUED_FIELDS,
+                                 "POST /oauth/token", "refresh_token", "auth_url is right") is None
 
 
 # The error sentences ----------------------------------------------------------------------------
 
-def error(status, code=None, outcome_unknown=False, path=token_module.TOKEN_PATH):
+def error(status, code=None, outcome_unknown=False, path=grants.TOKEN_PATH):
     return ApiError("POST", path, status, code, "described by the server", outcome_unknown=outcome_unknown)
 
 
@@ -182,25 +181,25 @@ def error(status, code=None, outcome_unknown=False, path=token_module.TOKEN_PATH
     (400, "invalid_scope", "authorization_code", "(invalid scope)"),
 ])
 def test_token_endpoint_errors_say_what_to_do(status, code, grant, phrase):
-    assert phrase in token_module.token_hint(error(status, code), grant)
+    assert phrase in grants.token_hint(error(status, code), grant)
 
 
 def test_what_to_do_after_an_invalid_grant_depends_on_the_grant():
-    assert "authorization step again" in token_module.token_hint(error(400, "invalid_grant"), "authorization_code")
-    hint = token_module.token_hint(error(400, "invalid_grant"), "refresh_token")
+    assert "authorization step again" in grants.token_hint(error(400, "invalid_grant"), "authorization_code")
+    hint = grants.token_hint(error(400, "invalid_grant"), "refresh_token")
     assert "refresh_token saved from the latest token" in hint
 
 
 @pytest.mark.parametrize("grant, phrase", [("authorization_code", "redeemed the code"),
                                            ("refresh_token", "ends this refresh token")])
 def test_a_lost_answer_warns_that_the_grant_may_be_spent(grant, phrase):
-    hint = token_module.token_hint(error(502, outcome_unknown=True), grant)
+    hint = grants.token_hint(error(502, outcome_unknown=True), grant)
     assert phrase in hint and "run the task once more" in hint
 
 
 @pytest.mark.parametrize("status", [500, 503, 429, 404])
 def test_other_token_endpoint_errors_keep_the_shared_hints(status):
-    assert token_module.token_hint(error(status), "refresh_token") is None
+    assert grants.token_hint(error(status), "refresh_token") is None
 
 
 @pytest.mark.parametrize("status, code, phrase", [
@@ -212,15 +211,15 @@ def test_other_token_endpoint_errors_keep_the_shared_hints(status):
     (400, "bad_request", "(invalid request)"),
 ])
 def test_deprecated_endpoint_errors_say_what_to_do(status, code, phrase):
-    hint = token_module.application_token_hint(
+    hint = grants.application_token_hint(
         error(status, code, path="/organizations/acme/oauth-applications/app1/token"), "refresh_token", "acme", "app1")
     assert phrase in hint
 
 
 def test_deprecated_endpoint_lost_answer_and_server_errors():
-    assert "ends this refresh token" in token_module.application_token_hint(
+    assert "ends this refresh token" in grants.application_token_hint(
         error(504, outcome_unknown=True), "refresh_token", "acme", "app1")
-    assert token_module.application_token_hint(error(500), "refresh_token", "acme", "app1") is None
+    assert grants.application_token_hint(error(500), "refresh_token", "acme", "app1") is None
 
 
 def test_oauth_module_explains_token_info_401_and_defers_the_rest():
