@@ -4,10 +4,12 @@ Usage: python hack/check-tarball.py planetscale-cloud-X.Y.Z.tar.gz
 
 Fails (exit 1) when the tarball contains tests, the emulator, virtualenvs,
 caches, harness scripts or CI files, or lacks the metadata and plugins that
-make it a usable collection.
+make it a usable collection, or a module lacks its action file: the one action
+file (plugins/action/user_info.py) or a relative link that resolves to it.
 """
 
 import json
+import posixpath
 import re
 import sys
 import tarfile
@@ -38,6 +40,28 @@ REQUIRED = ['MANIFEST.json', 'FILES.json', 'meta/runtime.yml', 'LICENSE', 'READM
             'extensions/eda/eda_runtime.yml', 'extensions/eda/rulebooks/cutover.yml',
             'extensions/eda/rulebooks/cutover_job_template.yml', 'playbooks/cutover.yml', 'meta/ee-requirements.txt']
 
+ACTION = 'plugins/action/user_info.py'  # the one action file; every other module's action links to it
+
+
+def action_problems(members, names, modules):
+    """Every module has its action file, the one action file or a link within the collection that resolves to it,
+    and no other action plugin is shipped (CONTRIBUTING.md, "The action plugin")."""
+    actions = dict((name, member) for name, member in zip(names, members)
+                   if name.startswith('plugins/action/') and not member.isdir())
+    problems = []
+    if ACTION not in actions or not actions[ACTION].isfile():
+        problems.append('%s: missing, or not a file' % ACTION)
+    for name, member in sorted(actions.items()):
+        if name == ACTION:
+            continue
+        link = member.linkname if member.issym() else ''
+        if not link or posixpath.isabs(link) or posixpath.normpath(posixpath.join('plugins/action', link)) != ACTION:
+            problems.append('%s: not a relative link to %s' % (name, ACTION))
+    expected = set('plugins/action/' + posixpath.basename(name) for name in modules)
+    problems += ['%s: missing, the action of its module' % name for name in sorted(expected - set(actions))]
+    problems += ['%s: an action plugin of no module' % name for name in sorted(set(actions) - expected)]
+    return problems
+
 
 def main():
     if len(sys.argv) != 2:
@@ -60,6 +84,7 @@ def main():
     modules = [n for n in names if re.match(r'^plugins/modules/[^/]+\.py$', n) and not n.endswith('/__init__.py')]
     if not modules:
         problems.append('plugins/modules/: no modules')
+    problems += action_problems(members, names, modules)
     info = manifest.get('collection_info', {})
     if (info.get('namespace'), info.get('name')) != ('planetscale', 'cloud'):
         problems.append('MANIFEST.json: unexpected collection %s.%s' % (info.get('namespace'), info.get('name')))
@@ -70,7 +95,8 @@ def main():
         for problem in problems:
             print('  FAIL ' + problem)
         sys.exit(1)
-    print('  OK: no tests, emulator, venv, cache, hack/ or .ci/ content; metadata and plugins present')
+    print('  OK: no tests, emulator, venv, cache, hack/ or .ci/ content; metadata and plugins present; every module\'s '
+          'action file is %s or a link to it' % ACTION)
 
 
 if __name__ == '__main__':

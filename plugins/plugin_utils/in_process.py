@@ -4,8 +4,8 @@
 """The in-process adapter: run a module's logic on the controller, without a module process.
 
 A task that runs a module pays for a new Python process and an AnsiballZ payload; the
-modules of this collection only send HTTP requests, so the action plugin every module is routed
-to (meta/runtime.yml, plugin_routing: action_plugin) validates the same argument spec here and calls the
+modules of this collection only send HTTP requests, so the action of every module (plugins/action/user_info.py,
+to which every other module's action file links) validates the same argument spec here and calls the
 same logic. The result is what the
 module would have returned: same validation messages and warnings, same failure shape, the
 values of no_log options masked the same way.
@@ -70,7 +70,7 @@ display = Display()
 
 
 class InProcessAction(ActionBase):
-    """The action of every module of the collection (meta/runtime.yml routes each module here, action_plugin).
+    """The action of every module of the collection (plugins/action/user_info.py, to which the others link).
 
     The module's logic class is found from the task's module (module_class_of); a subclass may set module_class.
     """
@@ -282,8 +282,9 @@ _PREPARED = []  # [True] once prepare() did the run's part in this process
 
 
 def prepare(action_name):
-    """Called by the module's action file (plugins/action/<module>.py) when ansible-playbook's own process loads
-    it to plan a task: do there, once a run, what each task's worker would otherwise do again.
+    """Called by the action file when ansible-playbook's own process loads it, under the task's module's name
+    (plugins/action/<module>.py), to plan a task: do there, once a run, what each task's worker would otherwise do
+    again.
 
     Every task runs in a worker forked from ansible-playbook, with a copy of what that process had loaded and
     computed. What it had not, each worker did anew: import the module's code (about 1 ms), build ansible-core's

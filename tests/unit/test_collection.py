@@ -12,12 +12,13 @@ from unittest import mock
 import pytest
 import yaml
 
-from ansible_collections.planetscale.cloud.plugins.action.in_process import ActionModule
 from ansible_collections.planetscale.cloud.plugins.plugin_utils.in_process import InProcessAction, module_class_of
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULES = sorted(f[:-3] for f in os.listdir(os.path.join(ROOT, "plugins", "modules"))
                  if f.endswith(".py") and not f.startswith("_"))
+ACTIONS = os.path.join(ROOT, "plugins", "action")
+ACTION = "user_info.py"  # the one action file; every other module's links to it (CONTRIBUTING.md, "The action plugin")
 
 
 def _runtime():
@@ -29,27 +30,30 @@ def test_action_group_all_lists_exactly_the_modules():
     assert sorted(_runtime()["action_groups"]["all"]) == MODULES
 
 
-def test_every_module_is_routed_to_the_one_action_plugin():
-    """A module without its entry would run as a module process only, never in-process."""
-    routed = _runtime()["plugin_routing"]["modules"]
-    assert sorted(routed) == MODULES
-    assert all(entry == dict(action_plugin="planetscale.cloud.in_process") for entry in routed.values())
-    assert issubclass(ActionModule, InProcessAction) and ActionModule.module_class is None
+def test_every_module_s_action_file_is_a_relative_link_to_the_one_action_file():
+    """A module without its action file would run as a module process only, never in-process; a copy instead of a
+    link would be a second action to keep in step. Relative: the link holds wherever the collection is installed."""
+    paths = dict((name, os.path.join(ACTIONS, name + ".py")) for name in MODULES)
+    assert ACTION[:-3] in MODULES and os.path.isfile(paths[ACTION[:-3]]) and not os.path.islink(paths[ACTION[:-3]])
+    links = dict((name, os.readlink(path) if os.path.islink(path) else None) for name, path in paths.items()
+                 if name != ACTION[:-3])
+    assert links == dict((name, ACTION) for name in links)
+
+
+def test_no_other_action_plugin_and_no_routing():
+    """Each module's action is found by the module's name, as ansible-core looks it up: nothing routes a module
+    elsewhere (meta/runtime.yml), so module_defaults for one module stay that module's."""
+    assert sorted(f[:-3] for f in os.listdir(ACTIONS) if f.endswith(".py")) == MODULES
+    assert "plugin_routing" not in _runtime()
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_each_module_name_is_an_action_plugin_that_is_the_one_action(name):
+def test_each_module_s_action_is_the_one_action_under_the_module_s_name(name):
     """ansible-playbook's own process looks up the task's action plugin by the module's name when it plans a task
-    (the linear and free strategies, class_only): finding it there imports the collection's code once per run, and
-    every worker it forks has it, instead of each task importing requests and the module utilities again. The task
-    itself runs through the routing, so the file is the one action plugin under the module's name."""
+    (the linear and free strategies, class_only): loading it there imports the module's code once per run, and
+    every worker it forks has it, instead of each task importing requests and the module utilities again."""
     module = importlib.import_module("ansible_collections.planetscale.cloud.plugins.action." + name)
-    assert module.ActionModule is ActionModule
-
-
-def test_no_other_action_plugin():
-    folder = os.path.join(ROOT, "plugins", "action")
-    assert sorted(f[:-3] for f in os.listdir(folder) if f.endswith(".py")) == sorted(MODULES + ["in_process"])
+    assert issubclass(module.ActionModule, InProcessAction) and module.ActionModule.module_class is None
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -251,38 +251,38 @@ def test_a_no_log_task_shows_its_warnings_where_ansible_core_would_hide_them(mon
 
 # The one action plugin: the module from the task ---------------------------------------------------
 
-def routed_action(action, collections=None):
-    """The action plugin every module is routed to (meta/runtime.yml), for a task naming `action`."""
-    routed = make_action()
-    routed.module_class = None  # the instance finds it, as planetscale.cloud.in_process does
-    routed._task.action, routed._task.collections = action, collections
-    return routed
+def task_action(action, collections=None):
+    """The one action (plugins/action/user_info.py, every module's action file), for a task naming `action`."""
+    found = make_action()
+    found.module_class = None  # the instance finds it, as the action file's ActionModule does
+    found._task.action, found._task.collections = action, collections
+    return found
 
 
 @pytest.mark.parametrize("action, collections", [
     ("planetscale.cloud.user_info", None),
     ("user_info", ["planetscale.cloud"]),  # the short name through the play's collections keyword
 ])
-def test_the_routed_action_runs_the_module_the_task_names(action, collections):
+def test_the_action_runs_the_module_the_task_names(action, collections):
     from ansible_collections.planetscale.cloud.plugins.modules.user_info import UserInfo
 
-    assert routed_action(action, collections)._task_module() == "user_info"
+    assert task_action(action, collections)._task_module() == "user_info"
     assert in_process.module_class_of("user_info") is UserInfo
 
 
 def test_the_task_s_module_is_looked_up_once_a_task():
     """The plugin loader's lookup of a collection's module is not cached by ansible-core: once, not thrice, a task."""
-    routed = routed_action("planetscale.cloud.user_info")
-    looked_up, find = [], routed._task_module
-    routed._task_module = lambda: looked_up.append(True) or find()
-    assert routed._stray_group_options() == [] and routed._module_args() == {}
-    assert routed._module_class().__name__ == "UserInfo"
+    action = task_action("planetscale.cloud.user_info")
+    looked_up, find = [], action._task_module
+    action._task_module = lambda: looked_up.append(True) or find()
+    assert action._stray_group_options() == [] and action._module_args() == {}
+    assert action._module_class().__name__ == "UserInfo"
     assert looked_up == [True]
 
 
-def test_the_routed_action_refuses_a_module_of_another_collection():
+def test_the_action_refuses_a_module_of_another_collection():
     with pytest.raises(in_process.AnsibleActionFail, match="runs only the modules of planetscale.cloud, not 'ping'"):
-        routed_action("ping")._task_module()
+        task_action("ping")._task_module()
 
 
 def test_a_module_file_whose_class_is_ambiguous_is_an_error_not_a_guess(monkeypatch):

@@ -22,7 +22,7 @@ import argparse, json, multiprocessing, os, sys
 from ansible import context
 if sys.argv[1] == "command":
     context._init_global_context(argparse.Namespace(verbosity=0))  # as ansible-playbook sets its arguments
-import ansible_collections.planetscale.cloud.plugins.action.user_info  # as the strategy loads it (class_only)
+import ansible_collections.planetscale.cloud.plugins.action.team_info  # as the strategy loads it (class_only): a link
 from ansible_collections.planetscale.cloud.plugins.plugin_utils import persist
 
 MODULES = "ansible_collections.planetscale.cloud.plugins.modules."
@@ -39,7 +39,7 @@ def seen(module):
 
 
 def worker(queue):
-    inherited = seen("user_info")
+    inherited = seen("team_info")
     import ansible_collections.planetscale.cloud.plugins.action.branch_info  # a worker loads one itself
     queue.put(dict(inherited=inherited, own=seen("branch_info")))
 
@@ -48,7 +48,7 @@ context_ = multiprocessing.get_context("fork")
 queue = context_.Queue()
 process = context_.Process(target=worker, args=(queue,))
 process.start()
-answer = dict(parent=seen("user_info"), worker=queue.get())
+answer = dict(parent=seen("team_info"), worker=queue.get(), real=MODULES + "user_info" in sys.modules)
 process.join()
 print(json.dumps(answer))
 '''
@@ -68,7 +68,9 @@ def command():
 
 
 def test_in_an_ansible_command_s_own_process_the_module_s_code_is_imported_with_its_action_file(command):
+    """The action file of team_info is a link to user_info.py, loaded under team_info's name: team_info's code."""
     assert command["parent"]["module"] is True
+    assert command["real"] is False  # not the module whose name the one real action file has
     assert command["worker"]["inherited"]["module"] is True  # so a task's worker never imports it
 
 
@@ -83,7 +85,8 @@ def test_the_run_s_start_time_is_remembered_there_for_its_workers(command):
 
 
 def test_a_worker_forked_for_a_task_prepares_nothing_itself(command):
-    """An action file the worker loads (a task's routing) does its import, not prepare()'s: a worker runs one task."""
+    """An action file the worker loads itself (one the strategy did not load first) does not prepare: a worker runs
+    one task."""
     assert command["worker"]["own"]["module"] is False
 
 
