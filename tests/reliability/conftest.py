@@ -21,7 +21,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/, where the harness is
 
-from harness import ROOT, Ansible, Emulator, SecretWatch  # noqa: E402  pylint: disable=wrong-import-position
+from harness import ROOT, Ansible, Direct, Emulator, SecretWatch  # noqa: E402  pylint: disable=wrong-import-position
 
 LOGS = os.path.join(ROOT, "build", "reliability")
 
@@ -105,6 +105,13 @@ def ansible(workdir, watch):
     harness.module_defaults() templates; every run is logged in LOGS and searched by the watch."""
     return Ansible(os.path.join(workdir, "ansible"), credentials="variables", logs=LOGS, watch=watch, verbosity=4,
                    hosts=("localhost",), log_prefix=os.environ.get("PYTEST_XDIST_WORKER", "main") + "-")
+
+
+@pytest.fixture(scope="session")
+def direct(watch):
+    """Plays whose modules' classes run in this process against the emulator, as the in-process action runs them
+    (harness.direct): what the ansible fixture runs, at unit speed; every run is searched by the watch."""
+    return Direct(watch=watch, logs=LOGS, log_prefix=os.environ.get("PYTEST_XDIST_WORKER", "main") + "-")
 
 
 def started(workdir, watch, name, **options):

@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The playbook that uses every module of the collection, for the transient-fault test, and the end
-state the test compares.
+"""The playbook that uses every module of the collection, for the transient-fault test and the test of the
+execution paths, and the end state they compare.
 
 It walks each resource through create, update and delete, reads with every info module
 (several of them across pages), and obtains, checks, refreshes and keeps valid OAuth tokens

@@ -5,7 +5,8 @@
 branch that never becomes ready. Each task fails within the bound the documentation gives
 (api_retries + 1 attempts of api_timeout seconds, waits of at most 30 s each, 60 s when
 Retry-After asks, 120 s in all; wait_timeout for a branch), with a sentence that names the
-endpoint; nothing hangs.
+endpoint; nothing hangs. Each module's class runs in this process (harness.direct), with its real
+client; one case runs through ansible-playbook on the module path, where a module process fails the task.
 
 The bound is proven by counts, which a slow machine cannot change: the attempts the emulator
 saw (a create read back and found not applied is sent again, three times in all or api_retries + 1; a grant,
@@ -47,22 +48,23 @@ def attempts_allowed(module, method):
     return dict(GET=RETRIES + 1, POST=2 if module == "token" else CREATE_ATTEMPTS)[method]
 
 
-def _tokens(emulator, ansible):
+def _tokens(emulator, watch):
     """Tokens for the token modules, obtained before any fault is set."""
     tokens = emulator.tokens()
-    ansible.watch.learn(tokens["access_token"], tokens["refresh_token"])
+    watch.learn(tokens["access_token"], tokens["refresh_token"])
     return tokens
 
 
-def _run(emulator, ansible, tokens, label, case, in_process=True):
-    """The task's result, and the seconds it took."""
+def _run(emulator, runner, tokens, label, case, in_process=None):
+    """The task's result, and the seconds it took: run by the runner (harness.direct, or ansible-playbook on the
+    path in_process says)."""
     module, args, _endpoint = CASES[case]
     defaults = module_defaults(api_retries=RETRIES, api_timeout=TIMEOUT)
     title = "%s against %s" % (module, label)
-    run = ansible.run([play([{"name": title, FQCN + module: args}], defaults=defaults)],
-                      dict(access_token=tokens["access_token"], refresh_token=tokens["refresh_token"]),
-                      emulator=emulator, in_process=in_process, timeout=120,
-                      label="%s %s in_process=%s" % (label, case, in_process))
+    options = dict(in_process=in_process, timeout=120) if in_process is not None else {}
+    run = runner.run([play([{"name": title, FQCN + module: args}], defaults=defaults)],
+                     dict(access_token=tokens["access_token"], refresh_token=tokens["refresh_token"]),
+                     emulator=emulator, label="%s %s in_process=%s" % (label, case, in_process), **options)
     return run.result(title), run.seconds[title]["localhost"]
 
 
@@ -75,13 +77,13 @@ def _assert_failed_naming(task, endpoint):
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_503_for_ever_fails_within_the_bound_naming_the_endpoint(emulator, ansible, figures, case):
+def test_503_for_ever_fails_within_the_bound_naming_the_endpoint(emulator, direct, watch, figures, case):
     module, _args, endpoint = CASES[case]
     method, path = endpoint.split(" ", 1)
-    tokens = _tokens(emulator, ansible)
+    tokens = _tokens(emulator, watch)
     # Only the request the case is about fails for ever; reads before it succeed.
     emulator.faults(dict(method=method, path="^(/v1)?%s$" % path, status=503, retry_after=RETRY_AFTER))
-    task, seconds = _run(emulator, ansible, tokens, "503 for ever", case)
+    task, seconds = _run(emulator, direct, tokens, "503 for ever", case)
     faults = len([entry for entry in emulator.requests() if entry["fault"]])
     figures["faults_injected"] += faults
     figures["faults_reported"] += faults
@@ -94,19 +96,20 @@ def test_503_for_ever_fails_within_the_bound_naming_the_endpoint(emulator, ansib
     assert seconds >= (sent - 1) * RETRY_AFTER  # it waited as Retry-After said between the attempts
 
 
-# every case in-process; one through the module path proves its adapter
-SLOW_CASES = [pytest.param(case, True, id="%s-in_process" % case) for case in ("user_info", "branch", "token_info", "token")]
+# every case in this process; one through ansible-playbook on the module path proves its adapter
+SLOW_CASES = [pytest.param(case, None, id=case) for case in ("user_info", "branch", "token_info", "token")]
 SLOW_CASES.append(pytest.param("user_info", False, id="user_info-module"))
 
 
 @pytest.mark.parametrize("case,in_process", SLOW_CASES)
 def test_a_server_slower_than_api_timeout_fails_within_the_bound_naming_the_endpoint(
-        emulator, ansible, figures, case, in_process):
+        emulator, direct, ansible, watch, figures, case, in_process):
     module, _args, endpoint = CASES[case]
     method, path = endpoint.split(" ", 1)
-    tokens = _tokens(emulator, ansible)
+    tokens = _tokens(emulator, watch)
     emulator.faults(dict(method=method, path="^(/v1)?%s$" % path, delay=TIMEOUT + 2))
-    task, seconds = _run(emulator, ansible, tokens, "a slow server", case, in_process)
+    task, seconds = _run(emulator, direct if in_process is None else ansible, tokens, "a slow server", case,
+                         in_process)
     faults = len([entry for entry in emulator.requests() if entry["fault"]])
     figures["faults_injected"] += faults
     figures["faults_reported"] += faults
@@ -120,12 +123,12 @@ def test_a_server_slower_than_api_timeout_fails_within_the_bound_naming_the_endp
     assert seconds >= len(attempts) * TIMEOUT
 
 
-def test_a_branch_that_never_becomes_ready_fails_after_wait_timeout(emulator, ansible):
+def test_a_branch_that_never_becomes_ready_fails_after_wait_timeout(emulator, direct):
     emulator.settings(ready_delay=3600)
     title = "Create a branch that never becomes ready"
     task = {"name": title, FQCN + "branch": dict(database="app", name="slow", parent_branch="main",
                                                  wait_timeout=WAIT_TIMEOUT)}
-    run = ansible.run([play([task], defaults=module_defaults())], emulator=emulator, label="branch never ready")
+    run = direct.run([play([task], defaults=module_defaults())], emulator=emulator, label="branch never ready")
     result = run.result(title)
     assert result.failed
     assert result.result["msg"] == ("Branch 'slow' of database 'app' was not ready after 3 seconds (state 'pending'); "

@@ -2,10 +2,13 @@
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Secrets: every run of this suite is captured at -vvvv and searched (the secret watch of the
-harness, on every run); here, every integration target runs at -vvvv too, failures with bad
-credentials are checked never to echo them, and the in-process path is checked to print what
-the module path prints (no_log parity): secret options with and without no_log, at -vvvv,
-with the invocation key off (ansible-core's default) and on (ansible_inject_invocation).
+harness, on every run; the integration targets' logs are searched by the same watch where their
+pass runs at -vvvv). Here, end to end on both execution paths, one run per kind of secret a module
+returns or is given (a Postgres role's password, a service token, a webhook's signing secret; a
+password's plain_text and OAuth tokens in test_execution_paths.py), failures with bad credentials
+are checked never to echo them, and the in-process path is checked to print what the module path
+prints (no_log parity): secret options with and without no_log, at -vvvv, with the invocation key
+off (ansible-core's default) and on (ansible_inject_invocation).
 
 A secret is any value the emulator issued (service tokens, client secrets, OAuth access and
 refresh tokens, password plain texts, found by their prefixes) or a test passed (the wrong
@@ -15,48 +18,19 @@ that returns it by design (a password's plain_text, a token's access and refresh
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 
-from conftest import started
-from harness import FQCN, NO_LOG_MASK, REVEALS, ROOT, integration_vars, module_defaults, play, task
+from harness import FQCN, NO_LOG_MASK, REVEALS, module_defaults, play, task
 from harness.output import printed, task_names
 
-TARGETS = os.path.join(ROOT, "tests", "integration", "targets")
 WRONG_SERVICE_TOKEN = "pscale_tkn_wrongwrongwrongwrongwrongwrong00"
 WRONG_ACCESS_TOKEN = "pscale_oauth_wrongwrongwrongwrongwrongwrongwrong0"
 WRONG_REFRESH_TOKEN = "pscale_ref_wrongwrongwrongwrongwrongwrongwrong00"
 WRONG_CLIENT_SECRET = "pscale_app_secret_wrongwrongwrongwrongwrong000"
 WRONG_CODE = "wrongcodewrongcodewrongcodewrongcode0000"
 BEARER = dict(service_token="{{ omit }}", service_token_id="{{ omit }}")
-
-
-def _targets():
-    return sorted(name for name in os.listdir(TARGETS) if os.path.isfile(os.path.join(TARGETS, name, "tasks", "main.yml")))
-
-
-@pytest.fixture(scope="module")
-def integration_emulator(workdir, watch):
-    """An emulator started as the integration harness starts it (default settings)."""
-    emulator = started(workdir, watch, "integration")
-    yield emulator
-    emulator.stop()
-
-
-@pytest.mark.parametrize("target", _targets())
-def test_an_integration_target_at_vvvv_shows_no_secret(integration_emulator, ansible, tmp_path, target):
-    emulator = integration_emulator
-    emulator.reset()
-    # The variables hack/integration.sh passes on its first pass, and output_dir as ansible-test gives it.
-    extra_vars = dict(integration_vars(emulator, in_process=True), output_dir=str(tmp_path))
-    playbook = [dict(name="integration target %s" % target, hosts="localhost", gather_facts=False,
-                     roles=[target])]
-    run = ansible.run(playbook, extra_vars, timeout=900, env=dict(ANSIBLE_ROLES_PATH=TARGETS),
-                      label="integration target %s at -vvvv" % target)
-    # The watch has searched the output already (the test fails on a leak); the target must have run whole.
-    assert run.rc == 0 and run.recap["localhost"]["failed"] == 0, "target %s failed: %s" % (target, run.log_path)
 
 
 def _bad_credentials():

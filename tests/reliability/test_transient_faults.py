@@ -2,12 +2,18 @@
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Transient faults: with 30 % of the API's and the OAuth server's answers replaced by 429
-(Retry-After), 502 or 503 (fixed seeds), the playbook that uses every module runs to the end
+(Retry-After), 502 or 503 (fixed seeds), the plays that use every module run to the end
 without a failed task; every task reports what it reports without faults, and the end state
-is the fault-free run's.
+is the fault-free run's. Each module's class runs in this process (harness.direct) with its real
+client and retries; the waits between retries are shortened (Retry-After: 0, a backoff factor of
+0.01 s), their number and reasons are the client's. That a 429's Retry-After is waited for, end to
+end on both execution paths, is the last test; the every-module plays on both paths without faults are
+test_execution_paths.py.
 """
 
 from __future__ import annotations
+
+import importlib
 
 import pytest
 
@@ -31,39 +37,41 @@ RETRIES = 10
 ANY = "^/(v1|oauth)/"
 NOT_A_GRANT = "^/(v1|oauth)/(?!token$)(?!.*/oauth-applications/[^/]+/token$)"
 FAULTS = [
-    dict(path=ANY, status=429, retry_after=1, probability=0.1, seed=429),
+    dict(path=ANY, status=429, retry_after=0, probability=0.1, seed=429),
     dict(path=NOT_A_GRANT, status=502, probability=0.1 / 0.9, seed=502),
-    dict(path=NOT_A_GRANT, status=503, retry_after=1, probability=0.1 / 0.8, seed=503),
+    dict(path=NOT_A_GRANT, status=503, retry_after=0, probability=0.1 / 0.8, seed=503),
 ]
+BACKOFF_FACTOR = 0.01  # seconds: the first of the client's exponential waits (0.5 s for users)
 
 
-@pytest.fixture(scope="module")
-def fault_free(session_emulator, ansible):
-    """The run without faults: what every task reports and the end state (in-process)."""
-    session_emulator.reset()
-    playbook, modules = every_module(session_emulator)
-    assert modules == sorted(MODULES)
-    run = ansible.run([playbook], prepare(session_emulator, ansible.watch),
-                      emulator=session_emulator, label="every module, no faults").without_failures()
-    assert not [entry for entry in session_emulator.requests() if entry["fault"]]
-    return _reported(run), end_state(session_emulator)
+@pytest.fixture
+def quick_backoff(monkeypatch, direct):
+    """The client's backoff, shortened for the runs in this process (its rules unchanged)."""
+    assert direct  # the collection is importable once the runner exists
+    client = importlib.import_module("ansible_collections.planetscale.cloud.plugins.module_utils.client")
+    monkeypatch.setattr(client, "BACKOFF_FACTOR", BACKOFF_FACTOR)
 
 
 def _reported(run):
     return [(task.name, task.status, task.changed) for task in run.tasks]
 
 
-@pytest.mark.parametrize("in_process", [True, False], ids=["in_process", "module"])
-def test_every_module_survives_30_percent_transient_faults(fault_free, emulator, ansible, figures, in_process):
-    reported, state = fault_free
-    extra_vars = prepare(emulator, ansible.watch)
+def test_every_module_survives_30_percent_transient_faults(emulator, direct, figures, quick_backoff):
+    playbook, modules = every_module(emulator)
+    assert modules == sorted(MODULES)
+    run = direct.run([playbook], prepare(emulator, direct.watch), emulator=emulator,
+                     label="every module, no faults").without_failures()
+    assert not [entry for entry in emulator.requests() if entry["fault"]]
+    reported, state = _reported(run), end_state(emulator)
+
+    emulator.reset()
+    extra_vars = prepare(emulator, direct.watch)
     emulator.clear_requests()
     emulator.faults(*FAULTS)
     playbook, _modules = every_module(emulator, api_retries=RETRIES)
-    run = ansible.run([playbook], extra_vars, emulator=emulator, in_process=in_process,
-                      label="every module, 30%% faults, in_process=%s" % in_process)
+    run = direct.run([playbook], extra_vars, emulator=emulator, label="every module, 30% faults")
     log = emulator.requests()
-    emulator.control("DELETE", "/faults")
+    emulator.clear_faults()
     faults = [entry for entry in log if entry["fault"]]
     figures["faults_injected"] += len(faults)
 
@@ -76,12 +84,14 @@ def test_every_module_survives_30_percent_transient_faults(fault_free, emulator,
     assert end_state(emulator) == state
 
 
-def test_retries_wait_as_retry_after_says(emulator, ansible):
-    """A 429 with Retry-After: 2 is retried after two seconds, not at once and not given up."""
+@pytest.mark.parametrize("in_process", [True, False], ids=["in_process", "module"])
+def test_retries_wait_as_retry_after_says(emulator, ansible, in_process):
+    """A 429 with Retry-After: 2 is retried after two seconds, not at once and not given up, on both paths."""
     emulator.faults(dict(method="GET", path="^/v1/user$", status=429, retry_after=2, times=2))
     playbook, _modules = every_module(emulator)
     playbook["tasks"] = playbook["tasks"][:1]
-    run = ansible.run([playbook], emulator=emulator, label="user_info after two 429s").without_failures()
+    run = ansible.run([playbook], emulator=emulator, in_process=in_process,
+                      label="user_info after two 429s, in_process=%s" % in_process).without_failures()
     log = [entry for entry in emulator.requests() if entry["path"] == "/v1/user"]
     assert [entry["status"] for entry in log] == [429, 429, 200]
-    assert run.elapsed >= 4
+    assert run.seconds[playbook["tasks"][0]["name"]]["localhost"] >= 4

@@ -125,21 +125,21 @@ def _resource_play(emulator):
     ], defaults=module_defaults())
 
 
-# every mode in-process; the module path runs the same logic, and two modes prove its adapter
-WRITE_CASES = [pytest.param(mode, True, id="%s-in_process" % mode) for mode in sorted(MODES)]
-WRITE_CASES += [pytest.param(mode, False, id="%s-module" % mode) for mode in ("committed-502", "committed-drop")]
+# every mode, each module's class run in this process (harness.direct); the execution paths are proven once per
+# kind of write by test_each_kind_of_write_with_an_unknown_outcome_end_to_end
+WRITE_CASES = sorted(MODES)
 
 
-@pytest.mark.parametrize("mode,in_process", WRITE_CASES)
+@pytest.mark.parametrize("mode", WRITE_CASES)
 def test_each_write_with_an_unknown_outcome_leaves_one_resource_and_reports_the_truth(
-        emulator, ansible, figures, mode, in_process):
+        emulator, direct, figures, mode):
     world = emulator.world
     updated, gone = _setup(emulator)
     rules = _rules(mode, updated, gone, world)
     emulator.clear_requests()
     emulator.faults(*rules)
-    run = ansible.run([_resource_play(emulator)], emulator=emulator, in_process=in_process,
-                      label="unknown outcomes %s in_process=%s" % (mode, in_process))
+    run = direct.run([_resource_play(emulator)], emulator=emulator,
+                     label="unknown outcomes %s" % mode)
     log = _faults_met(emulator, run, rules, figures)
 
     # Branches: the new one once, ready; the deleted one gone.
@@ -181,6 +181,63 @@ def test_each_write_with_an_unknown_outcome_leaves_one_resource_and_reports_the_
     assert [m["user"]["id"] for m in members] == [world["users"][1]["id"]]
 
 
+# Each kind of write end to end, on both execution paths ----------------------------------------------
+
+E2E_MODE = "committed-502"
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in_process", "module"])
+def test_each_kind_of_write_with_an_unknown_outcome_end_to_end(emulator, ansible, watch, figures, in_process):
+    """Through ansible-playbook, once per kind of write, each applied and answered 502: a plain create, update and
+    delete (a team) are read back and reported changed; a credential shown once (a password) is returned without
+    its secret, with the warning that names it; a token grant fails with the sentence that says its tokens were
+    lost. The modules' rules for every write and mode are proven in this process by the tests above."""
+    emulator.api("POST", "/organizations/acme/teams", dict(name="uo-team"))
+    emulator.api("POST", "/organizations/acme/teams", dict(name="uo-gone"))
+    tokens = emulator.tokens()
+    watch.learn(tokens["access_token"], tokens["refresh_token"])
+    fault = MODES[E2E_MODE]
+    rules = [dict(fault, method=method, path=path, times=1) for method, path in (
+        ("POST", ORG_PATH + "/teams$"), ("PATCH", ORG_PATH + "/teams/uo-team$"), ("DELETE", ORG_PATH + "/teams/uo-gone$"),
+        ("POST", DB_PATH + "/branches/main/passwords$"), ("POST", "^/oauth/token$"))]
+    emulator.clear_requests()
+    emulator.faults(*rules)
+    grant = "Refresh at the token endpoint " + REVEALS
+    run = ansible.run([play([
+        task("Create team uo-new", "team", name="uo-new"),
+        task("Change team uo-team", "team", team="uo-team", description="changed"),
+        task("Delete team uo-gone", "team", team="uo-gone", state="absent"),
+        task("Create password uo-new " + REVEALS, "password", database="app", branch="main", name="uo-new",
+             ttl=3600, role="reader"),
+        dict(task(grant, "token", grant_type="refresh_token", refresh_token="{{ refresh_token }}"),
+             ignore_errors=True),
+    ], defaults=module_defaults())], dict(refresh_token=tokens["refresh_token"]), emulator=emulator,
+        in_process=in_process, label="each kind of write, %s, in_process=%s" % (E2E_MODE, in_process))
+    log = emulator.requests()
+    fired = [rule for rule in emulator.control("GET", "/faults")["rules"] if rule["remaining"] == 0]
+    emulator.clear_faults()
+    figures["faults_injected"] += len([entry for entry in log if entry["fault"]])
+    figures["writes_with_unknown_outcome"] += len(fired)
+    assert len(fired) == len(rules), "every write met its fault"
+    assert run.rc == 0 and run.recap["localhost"]["ignored"] == 1, run.log_path
+    writes = [step for step in run.tasks if step.name != grant]
+    assert [step.name for step in run.failures()] == [grant] and all(step.changed for step in writes), run.log_path
+    figures["faults_survived"] += len(writes)
+    figures["faults_reported"] += 1
+
+    teams = dict((t["slug"], t) for t in emulator.list("/organizations/acme/teams"))
+    assert "uo-gone" not in teams and teams["uo-team"]["description"] == "changed"
+    assert [t["name"] for t in teams.values()].count("uo-new") == 1
+    passwords = [p for p in emulator.list("/organizations/acme/databases/app/branches/main/passwords")
+                 if p["name"] == "uo-new"]
+    created = run.result("Create password uo-new " + REVEALS).result
+    creates = [e for e in log if e["method"] == "POST" and e["path"].endswith("/main/passwords")]
+    assert [p["id"] for p in passwords] == [created["password"]["id"]]
+    _taken_or_made(created, "password", "plain_text", "renew it (renew=true)", E2E_MODE, creates, [])
+    refused = run.result(grant).result
+    assert "answer" in refused["msg"] and "lost" in refused["msg"] and "token" not in refused, refused
+
+
 # Schema changes ---------------------------------------------------------------------------------
 
 
@@ -204,14 +261,14 @@ SCHEMA_WRITES = [
 ]
 
 
-@pytest.mark.parametrize("mode,in_process", WRITE_CASES)
-def test_each_schema_change_write_with_an_unknown_outcome_is_applied_once(emulator, ansible, figures, mode, in_process):
+@pytest.mark.parametrize("mode", WRITE_CASES)
+def test_each_schema_change_write_with_an_unknown_outcome_is_applied_once(emulator, direct, figures, mode):
     _schema_setup(emulator)
     rules = [dict(MODES[mode], method=method, path=path, times=1) for method, path in SCHEMA_WRITES]
     emulator.clear_requests()
     emulator.faults(*rules)
     number = "{{ opened.deploy_request.number }}"
-    run = ansible.run([play([
+    run = direct.run([play([
         task("Open the deploy request from uo-dr", "deploy_request", register="opened", database="app",
              branch="uo-dr", into_branch="main", notes="Adds orders"),
         task("Approve it", "deploy_request_review", database="app", number=number),
@@ -220,8 +277,8 @@ def test_each_schema_change_write_with_an_unknown_outcome_is_applied_once(emulat
         task("Promote uo-prod with safe migrations", "branch", database="app", name="uo-prod", production=True,
              safe_migrations=True),
         task("Protect uo-dr", "branch", database="app", name="uo-dr", deletion_protected=True),
-    ], defaults=module_defaults())], emulator=emulator, in_process=in_process,
-        label="schema-change unknown outcomes %s in_process=%s" % (mode, in_process))
+    ], defaults=module_defaults())], emulator=emulator,
+        label="schema-change unknown outcomes %s" % mode)
     log = _faults_met(emulator, run, rules, figures)
 
     requests = emulator.list("/organizations/acme/databases/app/deploy-requests")
@@ -255,22 +312,22 @@ CAPACITY_WRITES = [
 ]
 
 
-@pytest.mark.parametrize("mode,in_process", WRITE_CASES)
-def test_each_capacity_write_with_an_unknown_outcome_makes_one_request(emulator, ansible, figures, mode, in_process):
+@pytest.mark.parametrize("mode", WRITE_CASES)
+def test_each_capacity_write_with_an_unknown_outcome_makes_one_request(emulator, direct, figures, mode):
     """A change whose answer was lost is found among the branch's requests (pending, or already done) and waited
     for; asked again it would update the pending one, never make a second, and the branch ends with it once."""
     emulator.settings(change_step_delay=0.3)
     rules = [dict(MODES[mode], method=method, path=path, times=1) for method, path in CAPACITY_WRITES]
     emulator.clear_requests()
     emulator.faults(*rules)
-    run = ansible.run([play([
+    run = direct.run([play([
         task("Resize main of app", "branch", database="app", name="main", cluster_size="PS_80"),
         task("Change the VTGates of main of app", "branch", database="app", name="main",
              vtgate=dict(size="VTG_10", count=2)),
         task("Give main of pgapp a replica and a parameter", "branch", database="pgapp", name="main", replicas=1,
              parameters=dict(pgconf=dict(work_mem=8192))),
-    ], defaults=module_defaults())], emulator=emulator, in_process=in_process,
-        label="capacity unknown outcomes %s in_process=%s" % (mode, in_process))
+    ], defaults=module_defaults())], emulator=emulator,
+        label="capacity unknown outcomes %s" % mode)
     _faults_met(emulator, run, rules, figures)
 
     base = "/organizations/acme/databases/%s/branches/main/"
@@ -293,8 +350,8 @@ def test_each_capacity_write_with_an_unknown_outcome_makes_one_request(emulator,
 BOUNCERS_PATH = PG_DB_PATH + "/branches/main/bouncers"
 
 
-@pytest.mark.parametrize("mode,in_process", WRITE_CASES)
-def test_each_bouncer_write_with_an_unknown_outcome_is_applied_once(emulator, ansible, figures, mode, in_process):
+@pytest.mark.parametrize("mode", WRITE_CASES)
+def test_each_bouncer_write_with_an_unknown_outcome_is_applied_once(emulator, direct, figures, mode):
     """A bouncer's create, resize and delete whose answers were lost: one bouncer made, one resize request (found
     running or ended, and waited for), the deleted one gone; every task reports the change."""
     emulator.settings(change_step_delay=0.3)
@@ -307,13 +364,13 @@ def test_each_bouncer_write_with_an_unknown_outcome_is_applied_once(emulator, an
     emulator.clear_requests()
     emulator.faults(*rules)
     where = dict(database="pgapp", branch="main")
-    run = ansible.run([play([
+    run = direct.run([play([
         task("Create bouncer uo-new", "postgres_bouncer", name="uo-new", size="PGB_10", target="replica", **where),
         task("Resize bouncer uo-resize", "postgres_bouncer", name="uo-resize", size="PGB_20",
              parameters=dict(default_pool_size=60), **where),
         task("Delete bouncer uo-gone", "postgres_bouncer", name="uo-gone", state="absent", **where),
-    ], defaults=module_defaults())], emulator=emulator, in_process=in_process,
-        label="bouncer unknown outcomes %s in_process=%s" % (mode, in_process))
+    ], defaults=module_defaults())], emulator=emulator,
+        label="bouncer unknown outcomes %s" % mode)
     _faults_met(emulator, run, rules, figures)
 
     bouncers = dict((b["name"], b) for b in emulator.list(base))
@@ -332,20 +389,20 @@ def test_each_bouncer_write_with_an_unknown_outcome_is_applied_once(emulator, an
 DISMISS = DB_PATH + "/schema-recommendations/1/dismiss$"
 
 
-@pytest.mark.parametrize("mode,in_process", WRITE_CASES)
+@pytest.mark.parametrize("mode", WRITE_CASES)
 def test_a_dismissal_with_an_unknown_outcome_is_read_back_and_applied_once(
-        emulator, ansible, figures, mode, in_process):
+        emulator, direct, figures, mode):
     """A dismissal applied but unanswered is read back and found dismissed (a second ask, if the transport made one,
     is refused and read back too); one lost before it arrived is sent again. The recommendation ends dismissed with
     the task's reason, and the task reports the change."""
     rules = [dict(MODES[mode], method="POST", path=DISMISS, times=1)]
     emulator.clear_requests()
     emulator.faults(*rules)
-    run = ansible.run([play([
+    run = direct.run([play([
         task("Dismiss schema recommendation 1", "schema_recommendation", database="app", number=1,
              reason="uo: reports read users by id only"),
-    ], defaults=module_defaults())], emulator=emulator, in_process=in_process,
-        label="schema recommendation unknown outcomes %s in_process=%s" % (mode, in_process))
+    ], defaults=module_defaults())], emulator=emulator,
+        label="schema recommendation unknown outcomes %s" % mode)
     log = _faults_met(emulator, run, rules, figures)
     found = emulator.api("GET", "/organizations/acme/databases/app/schema-recommendations/1")
     assert found["state"] == "dismissed"
@@ -364,7 +421,7 @@ def test_a_dismissal_with_an_unknown_outcome_is_read_back_and_applied_once(
 
 
 @pytest.mark.parametrize("mode", sorted(MODES))
-def test_a_grant_whose_answer_was_lost_is_retried_once_and_reports_the_truth(emulator, ansible, watch, figures, mode):
+def test_a_grant_whose_answer_was_lost_is_retried_once_and_reports_the_truth(emulator, direct, watch, figures, mode):
     world = emulator.world
     app = world["oauth_application"]
     tokens = emulator.tokens()
@@ -383,8 +440,8 @@ def test_a_grant_whose_answer_was_lost_is_retried_once_and_reports_the_truth(emu
                   service_token_id="{{ world.service_token.id }}", service_token="{{ world.service_token.token }}",
                   api_url="{{ api_url }}"), ignore_errors=True),
     ]
-    run = ansible.run([play(tasks, defaults=module_defaults())], dict(refresh_token=tokens["refresh_token"], code=code),
-                      emulator=emulator, label="lost grant %s" % mode)
+    run = direct.run([play(tasks, defaults=module_defaults())], dict(refresh_token=tokens["refresh_token"], code=code),
+                     emulator=emulator, label="lost grant %s" % mode)
     log = emulator.requests()
     emulator.control("DELETE", "/faults")
     figures["faults_injected"] += len([entry for entry in log if entry["fault"]])
@@ -419,9 +476,8 @@ def _webhook_setup(emulator):
     return kept, gone
 
 
-@pytest.mark.parametrize("mode,in_process", WRITE_CASES)
-def test_each_webhook_write_with_an_unknown_outcome_is_applied_once(emulator, ansible, watch, figures, mode,
-                                                                    in_process):
+@pytest.mark.parametrize("mode", WRITE_CASES)
+def test_each_webhook_write_with_an_unknown_outcome_is_applied_once(emulator, direct, watch, figures, mode):
     kept, gone = _webhook_setup(emulator)
     watch.learn(kept["secret"], gone["secret"])
     hooks = DB_PATH + "/webhooks"
@@ -430,14 +486,14 @@ def test_each_webhook_write_with_an_unknown_outcome_is_applied_once(emulator, an
     rules = [dict(MODES[mode], method=method, path=path, times=1) for method, path in writes]
     emulator.clear_requests()
     emulator.faults(*rules)
-    run = ansible.run([play([
+    run = direct.run([play([
         task("Create webhook uo-new", "webhook", database="app", url=HOOK + "/new", events=["deploy_request.opened"]),
         task("Change webhook uo-kept", "webhook", database="app", url=HOOK + "/kept", enabled=False,
              events=["deploy_request.opened", "branch.ready"]),
         task("Test webhook uo-kept", "webhook", database="app", url=HOOK + "/kept", send_test=True),
         task("Delete webhook uo-gone", "webhook", database="app", url=HOOK + "/gone", state="absent"),
-    ], defaults=module_defaults())], emulator=emulator, in_process=in_process,
-        label="webhook unknown outcomes %s in_process=%s" % (mode, in_process))
+    ], defaults=module_defaults())], emulator=emulator,
+        label="webhook unknown outcomes %s" % mode)
     log = _faults_met(emulator, run, rules, figures)
     found = emulator.list("/organizations/acme/databases/app/webhooks")
     watch.learn(*[hook["secret"] for hook in found])  # none may show in the output: no task asked for it
@@ -461,9 +517,9 @@ def test_each_webhook_write_with_an_unknown_outcome_is_applied_once(emulator, an
 # Who may connect and the throttler: IP restrictions of a PostgreSQL database, a database's throttler -----------
 
 
-@pytest.mark.parametrize("mode,in_process", WRITE_CASES)
-def test_each_ip_restriction_and_throttler_write_with_an_unknown_outcome_is_applied_once(emulator, ansible, figures,
-                                                                                         mode, in_process):
+@pytest.mark.parametrize("mode", WRITE_CASES)
+def test_each_ip_restriction_and_throttler_write_with_an_unknown_outcome_is_applied_once(emulator, direct, figures,
+                                                                                         mode):
     cidrs = "/organizations/acme/databases/pgapp/cidrs"
     kept = emulator.api("POST", cidrs, dict(role="uo-kept", cidrs=["10.0.0.0/8"]))
     gone = emulator.api("POST", cidrs, dict(role="uo-gone", cidrs=["10.0.0.0/8"]))
@@ -472,7 +528,7 @@ def test_each_ip_restriction_and_throttler_write_with_an_unknown_outcome_is_appl
     rules = [dict(MODES[mode], method=method, path=path, times=1) for method, path in writes]
     emulator.clear_requests()
     emulator.faults(*rules)
-    run = ansible.run([play([
+    run = direct.run([play([
         task("Restrict role uo-new", "postgres_ip_restriction", database="pgapp", role="uo-new",
              cidrs=["127.0.0.0/8"]),
         task("Change the networks of uo-kept", "postgres_ip_restriction", database="pgapp", role="uo-kept",
@@ -480,8 +536,8 @@ def test_each_ip_restriction_and_throttler_write_with_an_unknown_outcome_is_appl
         task("Lift the restriction of uo-gone", "postgres_ip_restriction", database="pgapp", role="uo-gone",
              state="absent"),
         task("Throttle the migrations of app", "database_throttler", database="app", ratio=30),
-    ], defaults=module_defaults())], emulator=emulator, in_process=in_process,
-        label="network unknown outcomes %s in_process=%s" % (mode, in_process))
+    ], defaults=module_defaults())], emulator=emulator,
+        label="network unknown outcomes %s" % mode)
     log = _faults_met(emulator, run, rules, figures)
     found = emulator.list(cidrs)
     figures["duplicates"] += max(0, len(found) - 2)
@@ -513,9 +569,9 @@ def _access_setup(emulator):
     return updated, gone, users[3], users[4]
 
 
-@pytest.mark.parametrize("mode,in_process", WRITE_CASES)
+@pytest.mark.parametrize("mode", WRITE_CASES)
 def test_each_access_write_with_an_unknown_outcome_leaves_one_token_and_reports_the_truth(
-        emulator, ansible, watch, figures, mode, in_process):
+        emulator, direct, watch, figures, mode):
     updated, gone, promoted, removed = _access_setup(emulator)
     watch.learn(updated["token"], gone["token"])
     rules = [dict(MODES[mode], method=method, path=path, times=1) for method, path in (
@@ -528,7 +584,7 @@ def test_each_access_write_with_an_unknown_outcome_leaves_one_token_and_reports_
     )]
     emulator.clear_requests()
     emulator.faults(*rules)
-    run = ansible.run([play([
+    run = direct.run([play([
         task("Create service token uo-new " + REVEALS, "service_token", name="uo-new",
              accesses=[dict(database="app", access=["read_branch"])]),
         task("Change the accesses of uo-update", "service_token", name="uo-update", purge_accesses=True,
@@ -536,8 +592,8 @@ def test_each_access_write_with_an_unknown_outcome_leaves_one_token_and_reports_
         task("Delete service token uo-gone", "service_token", name="uo-gone", state="absent"),
         task("Make a member an administrator", "organization_member", member=promoted["email"], role="admin"),
         task("Remove a member", "organization_member", member=removed["email"], state="absent"),
-    ], defaults=module_defaults())], emulator=emulator, in_process=in_process,
-        label="access unknown outcomes %s in_process=%s" % (mode, in_process))
+    ], defaults=module_defaults())], emulator=emulator,
+        label="access unknown outcomes %s" % mode)
     log = _faults_met(emulator, run, rules, figures)
 
     # Tokens: exactly one uo-new, the one the task returned; a create whose answer was lost made a token nobody holds
@@ -566,9 +622,8 @@ def test_each_access_write_with_an_unknown_outcome_leaves_one_token_and_reports_
 # The organization's settings -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("mode,in_process", WRITE_CASES)
-def test_an_organization_change_with_an_unknown_outcome_is_reported_as_it_is(emulator, ansible, figures, mode,
-                                                                             in_process):
+@pytest.mark.parametrize("mode", WRITE_CASES)
+def test_an_organization_change_with_an_unknown_outcome_is_reported_as_it_is(emulator, direct, figures, mode):
     """The settings end as asked and the task reports them; the audit log shows the change (a resend of the same
     PATCH by the transport is the same change); the same task again sends no write."""
     rules = [dict(MODES[mode], method="PATCH", path=ORG_PATH + "$", times=1)]
@@ -576,8 +631,8 @@ def test_an_organization_change_with_an_unknown_outcome_is_reported_as_it_is(emu
     change = task("Change the organization's settings", "organization", **wanted)
     emulator.clear_requests()
     emulator.faults(*rules)
-    run = ansible.run([play([change], defaults=module_defaults())], emulator=emulator, in_process=in_process,
-                      label="organization unknown outcomes %s in_process=%s" % (mode, in_process))
+    run = direct.run([play([change], defaults=module_defaults())], emulator=emulator,
+                     label="organization unknown outcomes %s" % mode)
     log = _faults_met(emulator, run, rules, figures)
     found = emulator.api("GET", "/organizations/acme")
     assert (found["billing_email"], found["invoice_budget_amount"], found["idp_managed_roles"]) == (
@@ -591,8 +646,8 @@ def test_an_organization_change_with_an_unknown_outcome_is_reported_as_it_is(emu
     assert 1 <= len(updates) <= len(patches) and {e["target_display_name"] for e in updates} == {"acme"}
 
     emulator.clear_requests()
-    again = ansible.run([play([change], defaults=module_defaults())], emulator=emulator, in_process=in_process,
-                        label="organization again %s in_process=%s" % (mode, in_process)).without_failures()
+    again = direct.run([play([change], defaults=module_defaults())], emulator=emulator,
+                       label="organization again %s" % mode).without_failures()
     assert not again.tasks[0].changed and [e for e in emulator.requests() if e["method"] != "GET"] == []
 
 
@@ -630,9 +685,9 @@ def _role_play(roles):
     ], defaults=module_defaults())
 
 
-@pytest.mark.parametrize("mode,in_process", WRITE_CASES)
+@pytest.mark.parametrize("mode", WRITE_CASES)
 def test_each_role_write_with_an_unknown_outcome_leaves_one_role_and_a_secret_that_works(
-        emulator, ansible, figures, mode, in_process):
+        emulator, direct, figures, mode):
     roles = _role_setup(emulator)
     targets = [("POST", PG_PATH + "$"), ("PATCH", PG_PATH + "/%s$" % roles["uo-update"]["id"]),
                ("POST", PG_PATH + "/%s/renew$" % roles["uo-update"]["id"]),
@@ -641,8 +696,8 @@ def test_each_role_write_with_an_unknown_outcome_leaves_one_role_and_a_secret_th
     rules = [dict(MODES[mode], method=method, path=path, times=1) for method, path in targets]
     emulator.clear_requests()
     emulator.faults(*rules)
-    run = ansible.run([_role_play(roles)], emulator=emulator, in_process=in_process,
-                      label="role unknown outcomes %s in_process=%s" % (mode, in_process))
+    run = direct.run([_role_play(roles)], emulator=emulator,
+                     label="role unknown outcomes %s" % mode)
     log = _faults_met(emulator, run, rules, figures)
     listed = emulator.list("/organizations/acme/databases/pgapp/branches/main/roles")
     names = [r["name"] for r in listed]
@@ -723,15 +778,14 @@ def _when_requested(emulator, method, path, act):
     return thread, outcome
 
 
-# the issue's case (two pipelines, one service token) on both paths; another credential in-process
-STRANGER_RUNS = [pytest.param(kind, same, in_process, id="%s-%s-%s" % (
-    kind, "same-credential" if same else "another-credential", "in_process" if in_process else "module"))
-    for kind in sorted(STRANGER_CASES) for same, in_process in ((True, True), (True, False), (False, True))]
+# the issue's case (two pipelines, one service token), and another credential
+STRANGER_RUNS = [pytest.param(kind, same, id="%s-%s" % (kind, "same-credential" if same else "another-credential"))
+                 for kind in sorted(STRANGER_CASES) for same in (True, False)]
 
 
-@pytest.mark.parametrize("kind,same,in_process", STRANGER_RUNS)
+@pytest.mark.parametrize("kind,same", STRANGER_RUNS)
 def test_a_create_lost_before_it_was_applied_never_deletes_another_runs_same_credential(
-        emulator, ansible, watch, kind, same, in_process):
+        emulator, direct, watch, kind, same):
     """Whether the other run used the task's own credential or another, nothing tells its record from one the lost
     create made: the task takes it without its secret, names it in a warning with the remedy, and deletes nothing, so
     the other run's application keeps its credential."""
@@ -745,8 +799,8 @@ def test_a_create_lost_before_it_was_applied_never_deletes_another_runs_same_cre
         "POST", emulator.api_url + listed, dict(case["body"], name="uo-lost"),
         headers={"Authorization": authorization}))
     title = "Create %s uo-lost %s" % (kind, REVEALS)
-    run = ansible.run([play([task(title, kind, name="uo-lost", **case["args"])], defaults=module_defaults())],
-                      emulator=emulator, in_process=in_process, label="lost create and a stranger %s" % kind)
+    run = direct.run([play([task(title, kind, name="uo-lost", **case["args"])], defaults=module_defaults())],
+                     emulator=emulator, label="lost create and a stranger %s" % kind)
     thread.join(60)
     assert len(outcome) == 1 and isinstance(outcome[0], dict), outcome
     stranger = outcome[0]
