@@ -151,8 +151,9 @@ copy: ## (re)make the build copy of the collection from the working tree
 
 # ---------------------------------------------------------------- checks
 
-lint: setup-new ## ansible-lint --profile production
-	$(in_step_copy) $(with_new) $(with_step_copy) ansible-lint --profile production --offline
+lint: setup-new db-collections ## ansible-lint --profile production: the collection and the examples of its documents
+	$(in_step_copy) $(VENV_NEW)/bin/python tests/content/examples.py lint-examples && $(with_new) \
+		ANSIBLE_COLLECTIONS_PATH="$(ROOT)/build/steps/$@:$(ROOT)/build/collections" ansible-lint --profile production --offline
 
 sanity: sanity-old sanity-new ## ansible-test sanity, oldest and newest ansible-core
 

@@ -12,8 +12,10 @@ variables a user would set; the collection is the working tree. No run may show 
 
 from __future__ import annotations
 
+import glob
 import json
 import os
+import subprocess
 import sys
 import textwrap
 
@@ -21,7 +23,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/, where the harness is
 
-from harness import Ansible, Emulator, HarnessError, SecretWatch  # noqa: E402  pylint: disable=wrong-import-position
+from harness import ROOT, Ansible, Emulator, HarnessError, SecretWatch  # noqa: E402  pylint: disable=wrong-import-position
 
 
 @pytest.fixture(scope="session")
@@ -32,6 +34,28 @@ def emulator(tmp_path_factory):
         pytest.fail(str(error))
     yield running
     running.stop()
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory):
+    """The collection built into a tarball with ansible-galaxy and installed from it into an empty path, once per
+    test session (per worker): the path, for ANSIBLE_COLLECTIONS_PATH, which holds planetscale.cloud alone."""
+    base = tmp_path_factory.mktemp("installed-collection")
+    env = dict((k, v) for k, v in os.environ.items() if not k.startswith(("ANSIBLE_", "PLANETSCALE_")))
+    env.update(ANSIBLE_HOME=str(base / "home"), ANSIBLE_COLLECTIONS_PATH=str(base / "installed"))
+
+    def galaxy(*args):
+        done = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-galaxy"), "collection"] +
+                              list(args), cwd=str(base), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, timeout=600, check=False)
+        assert done.returncode == 0, done.stdout
+
+    galaxy("build", "--output-path", str(base / "dist"), ROOT)
+    tarballs = glob.glob(str(base / "dist" / "planetscale-cloud-*.tar.gz"))
+    assert len(tarballs) == 1
+    galaxy("install", "--collections-path", str(base / "installed"), tarballs[0])
+    assert os.listdir(str(base / "installed" / "ansible_collections")) == ["planetscale"]
+    return str(base / "installed")
 
 
 @pytest.fixture

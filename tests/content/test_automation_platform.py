@@ -34,8 +34,6 @@ import yaml
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from test_runner import handled_secrets, run_job, secret_leaks
-# installed: the fixture of test_runner, a tarball built and installed once for these tests too
-from test_runner import installed  # noqa: F401  pylint: disable=unused-import
 
 COLLECTION = os.path.join("ansible_collections", "planetscale", "cloud")
 SHIPPED = ("extensions/audit/event_query.yml", "extensions/credential_types/service_token.yml",
@@ -129,7 +127,7 @@ def indirect_nodes(queries, events):
 
 
 @pytest.fixture(scope="module")
-def service_token_job(emulator, tmp_path_factory, installed):  # noqa: F811 (the fixture imported above)
+def service_token_job(emulator, tmp_path_factory, installed):
     if not shutil.which("jq"):
         pytest.fail("No jq: the event query test runs Debian's jq (apt-get install jq).")
     emulator.reset()
@@ -144,7 +142,7 @@ def service_token_job(emulator, tmp_path_factory, installed):  # noqa: F811 (the
     return job, environment
 
 
-def test_the_tarball_ships_what_automation_platform_reads(installed):  # noqa: F811
+def test_the_tarball_ships_what_automation_platform_reads(installed):
     missing = [path for path in SHIPPED if not os.path.isfile(os.path.join(installed, COLLECTION, path))]
     assert missing == []
 
@@ -163,7 +161,7 @@ def test_the_service_token_credential_alone_runs_a_job_and_no_event_holds_a_secr
 
 
 def test_the_event_query_counts_the_databases_and_branches_the_job_touched(emulator, service_token_job, installed):
-    job, unused_environment = service_token_job  # noqa: F811
+    job, unused_environment = service_token_job
     with open(os.path.join(installed, COLLECTION, "extensions", "audit", "event_query.yml"), encoding="utf-8") as f:
         queries = yaml.safe_load(f)
     assert sorted(queries) == ["planetscale.cloud.branch", "planetscale.cloud.branch_info",
@@ -204,7 +202,7 @@ def test_the_event_query_yields_nothing_for_results_without_records():
 
 
 def test_the_oauth_application_credential_alone_obtains_tokens_and_no_event_holds_a_secret(emulator, tmp_path,
-                                                                                          installed):  # noqa: F811
+                                                                                           installed):
     emulator.reset()
     app = emulator.world["oauth_application"]
     environment = credential_env(installed, "oauth_application", dict(
@@ -246,7 +244,7 @@ def named_by_the_guide(collection):
     return named
 
 
-def test_a_reader_of_the_guide_finds_every_file_it_names_in_the_installed_collection(installed):  # noqa: F811
+def test_a_reader_of_the_guide_finds_every_file_it_names_in_the_installed_collection(installed):
     collection = os.path.join(installed, COLLECTION)
     named = named_by_the_guide(collection)
     missing = sorted(name for name, paths in named.items()
@@ -262,7 +260,7 @@ def test_a_reader_of_the_guide_finds_every_file_it_names_in_the_installed_collec
 
 
 def test_a_decision_environment_build_gets_aiohttp_from_the_collection_and_takes_the_guides_definition(
-        installed, tmp_path):  # noqa: F811
+        installed, tmp_path):
     """ansible-builder introspect (what a build reads from the collections it installs) finds aiohttp, which the
     event source imports; the guide's decision-environment.yml passes ansible-builder's schema (create)."""
     builder = os.path.join(os.path.dirname(sys.executable), "ansible-builder")

@@ -2,8 +2,9 @@
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Every playbook and task of the README, of the role READMEs, of the modules' EXAMPLES and of the guides
-(docs/docsite/rst), as written: each document's blocks run in order against the emulator's seeded world, each
-guide's block twice, and every block passes ansible-lint's production profile.
+(docs/docsite/rst), as written (examples.py finds them): each document's blocks run in order against the emulator's
+seeded world, each guide's block twice. `make lint` lints every block with the collection (ansible-lint's production
+profile), from the tree examples.py writes.
 
 A block that is a list of plays runs as it is. A block that is a list of tasks (a module's EXAMPLES, or a README's
 fragment that continues the play above it) runs wrapped into a play on localhost. A block that the text before it
@@ -16,7 +17,7 @@ the file name their first comment gives.
 A guide's blocks (``.. code-block:: yaml`` or ``yaml+jinja``) run in order in one ansible-playbook run, each block
 twice in a row, as a reader runs a playbook again: the first run does every task, the second changes nothing. A
 block that cannot run against the emulator (a rulebook, a GitHub workflow, a play for Automation Platform's
-controller) is named in NOT_RUN with the reason; rulebooks are linted as rulebooks.
+controller) is named in NOT_RUN with the reason.
 """
 
 from __future__ import annotations
@@ -27,105 +28,13 @@ import json
 import os
 import re
 import subprocess
-import textwrap
 
+import pymysql
 import pytest
 import yaml
 
+from examples import DOCUMENTS, GUIDE_FILES, GUIDES, as_play, guide, kind, label, module_examples, playbooks
 from harness import ROOT
-
-PLAY = """\
-- name: The example of {document}
-  hosts: localhost
-  gather_facts: false
-  tasks:
-{tasks}"""
-
-
-def markdown_blocks(path):
-    """(text, file name or None) of every yaml block of a Markdown file."""
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
-    blocks = []
-    for match in re.finditer(r"```yaml\n(.*?)```", text, re.S):
-        before = text[:match.start()].rstrip().rsplit("\n\n", 1)[-1]
-        named = re.match(r"`([\w.-]+\.ya?ml)`", before)
-        blocks.append((match.group(1), named.group(1) if named else None))
-    return blocks
-
-
-def module_examples(path):
-    with open(path, encoding="utf-8") as handle:
-        tree = ast.parse(handle.read())
-    return next(node.value.value for node in tree.body
-                if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "EXAMPLES")
-
-
-GUIDE_FILES = sorted(glob.glob(os.path.join(ROOT, "docs", "docsite", "rst", "*.rst")))
-# a code block of reStructuredText: the directive, its options, a blank line, then the indented lines (and blank ones)
-CODE_BLOCK = re.compile(r"^(?P<indent>[ \t]*)\.\. code-block:: *yaml(?:\+jinja)? *\n(?:(?P=indent)[ \t]+:.*\n)*\n"
-                        r"(?P<body>(?:(?P=indent)[ \t]+\S.*\n|[ \t]*\n)*)", re.M)
-
-
-def rst_blocks(path):
-    """(text, None) of every YAML block of a guide (``.. code-block:: yaml`` or ``yaml+jinja``), dedented."""
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
-    return [(textwrap.dedent(match.group("body")).strip("\n") + "\n", None) for match in CODE_BLOCK.finditer(text)]
-
-
-def guide(path):
-    """The document name of a guide: guides/authentication for guide_authentication.rst."""
-    return "guides/" + re.sub(r"^guide_", "", os.path.basename(path)[:-4])
-
-
-def documents():
-    """{document: [(text, file name or None)]}: the README, each role's README, each module's EXAMPLES, each
-    guide's blocks."""
-    found = {"README.md": markdown_blocks(os.path.join(ROOT, "README.md"))}
-    for path in sorted(glob.glob(os.path.join(ROOT, "roles", "*", "README.md"))):
-        found["roles/%s" % os.path.basename(os.path.dirname(path))] = markdown_blocks(path)
-    for path in sorted(glob.glob(os.path.join(ROOT, "plugins", "modules", "*.py"))):
-        found["modules/%s" % os.path.basename(path)[:-3]] = [(module_examples(path), None)]
-    for path in GUIDE_FILES:
-        found[guide(path)] = rst_blocks(path)
-    return found
-
-
-DOCUMENTS = documents()
-GUIDES = sorted(document for document in DOCUMENTS if document.startswith("guides/") and DOCUMENTS[document])
-
-
-def kind(data):
-    """What a block is: plays, tasks, a rulebook (plays with sources and rules) or a mapping (no playbook)."""
-    if not isinstance(data, list):
-        return "mapping"
-    if "sources" in data[0]:
-        return "rulebook"
-    return "plays" if "hosts" in data[0] else "tasks"
-
-
-def label(data):
-    """A block's name: the name of its first play or task, or its own."""
-    return (data[0] if isinstance(data, list) else data).get("name")
-
-
-def as_play(document, text):
-    """The block as a playbook: plays as they are, tasks wrapped into a play on localhost."""
-    if kind(yaml.safe_load(text)) == "plays":
-        return text
-    return PLAY.format(document=document, tasks=textwrap.indent(textwrap.dedent(text), "    "))
-
-
-def playbooks(document):
-    """(plays, files): the document's runnable playbooks (YAML text, in order) and its named tasks files."""
-    plays, files = [], {}
-    for text, name in DOCUMENTS[document]:
-        if name:
-            files[name] = text
-        elif kind(yaml.safe_load(text)) in ("plays", "tasks"):
-            plays.append(as_play(document, text))
-    return plays, files
 
 
 def test_every_document_has_a_playbook():
@@ -221,6 +130,33 @@ def extra_vars(document, emulator):
     return {}
 
 
+def tables_of_production(emulator):
+    """The tables of app's main on the data plane's MySQL server (its real schema)."""
+    server = emulator.dataplane.config["mysql"]
+    connection = pymysql.connect(unix_socket=server["socket"], user=server["user"])
+    with connection, connection.cursor() as cursor:
+        cursor.execute("SHOW TABLES FROM `app__main`")
+        return sorted(row[0] for row in cursor.fetchall())
+
+
+# The documents whose first playbook runs twice in a row, as a reader runs it again: the second run changes nothing and
+# sends no write.
+RUN_AGAIN = ("roles/access_review", "roles/branch_environment", "roles/oauth_session", "roles/restore_drill",
+             "roles/schema_change", "roles/team_access")
+
+
+def check_first_run(document, emulator, run):
+    """What the first playbook of a document did, beyond succeeding."""
+    if document == "roles/branch_environment":  # it logs in with the password, TLS verified, and lists the tables
+        assert "pr-42 has the tables users." in run.output, run
+    if document == "roles/schema_change":
+        # the user's path: a development branch and an admin password, the DDL through that password's own connection
+        # (ansible.mysql.mysql_query, TLS verified against the CA the README lets a user name), the deploy: the new
+        # table is then in production's real schema on the server
+        assert "The schema change of pr-42 is complete." in run.output, run
+        assert tables_of_production(emulator) == ["orders", "users"]
+
+
 @pytest.mark.parametrize("document", sorted(document for document in DOCUMENTS if not document.startswith("guides/")))
 def test_examples_run_as_written(ansible, emulator, tmp_path, document):
     plays, files = playbooks(document)
@@ -238,6 +174,12 @@ def test_examples_run_as_written(ansible, emulator, tmp_path, document):
         path = tmp_path / ("example-%d.yml" % index)
         path.write_text(play)
         run = ansible.run(str(path), extra_vars=variables, env=env, oauth_only=document in OAUTH_ONLY).succeeded()
+        if index == 0:
+            check_first_run(document, emulator, run)
+        if index == 0 and document in RUN_AGAIN:
+            emulator.clear_requests()
+            ansible.run(str(path), extra_vars=variables, env=env, oauth_only=document in OAUTH_ONLY).succeeded(changed=0)
+            assert emulator.writes() == []
         if document.startswith("modules/"):  # every task of the example ran (for one item of a loop at least)
             ran = set(task.name for task in run.tasks if task.status != "skipped")
             skipped = sorted(set(task.name for task in run.tasks) - ran)
@@ -245,7 +187,8 @@ def test_examples_run_as_written(ansible, emulator, tmp_path, document):
 
 
 # The blocks of the guides that no ansible-playbook run against the emulator can play, by their first name, and why.
-# They are linted all the same (test_examples_pass_ansible_lint), but the GitHub workflow, which is no Ansible content.
+# They are linted all the same (`make lint`, from the tree examples.py writes), but the GitHub workflow, which is no
+# Ansible content.
 NOT_RUN = {
     ("guides/automation_platform", "Register the PlanetScale credential types"):
         "awx.awx writes to an Automation Platform controller, which the tests do not have",
@@ -376,35 +319,6 @@ def test_guide_examples_run_twice(ansible, emulator, tmp_path, document):
         changed = sorted(set(task.name for task in second if task.changed) - set(
             task for (where, task) in CHANGES_EVERY_RUN if where == document))
         assert not changed, "the second run of example %d (%s) changed %s" % (index, name, changed)
-
-
-# The modules of collections that are not installed here, which ansible-lint takes as given (mock_modules): the
-# guide's registration of the credential types in Automation Platform.
-MOCKED_MODULES = ("awx.awx.credential_type", "awx.awx.credential")
-
-
-def test_examples_pass_ansible_lint(ansible, tmp_path):
-    """ansible-lint --profile production on every block: the plays (fragments wrapped as they run), the tasks
-    files, where ansible-lint takes them for tasks (a tasks/ directory), and the rulebooks, where it takes them for
-    rulebooks (a rulebooks/ directory)."""
-    for document in DOCUMENTS:
-        plays, files = playbooks(document)
-        folder = tmp_path / "examples" / re.sub(r"[^a-z0-9_]+", "-", document.lower())
-        (folder / "tasks").mkdir(parents=True)
-        for index, play in enumerate(plays):
-            (folder / ("example-%d.yml" % index)).write_text(play)
-        for name, text in files.items():
-            (folder / "tasks" / name).write_text(text)
-        for index, (text, _name) in enumerate(DOCUMENTS[document]):
-            if kind(yaml.safe_load(text)) == "rulebook":
-                (folder / "rulebooks").mkdir(exist_ok=True)
-                (folder / "rulebooks" / ("rulebook-%d.yml" % index)).write_text(text)
-    (tmp_path / ".ansible-lint").write_text(yaml.safe_dump(dict(mock_modules=list(MOCKED_MODULES))))
-    env = ansible.env(collections_path=ansible.collections_path)
-    lint = subprocess.run([os.path.join(ansible.bin, "ansible-lint"), "--profile", "production", "--offline",
-                           "--nocolor", "examples"], cwd=str(tmp_path), env=env, capture_output=True, text=True,
-                          check=False, timeout=600)
-    assert lint.returncode == 0, lint.stdout + lint.stderr
 
 
 INVENTORY = os.path.join(ROOT, "plugins", "inventory", "branches.py")

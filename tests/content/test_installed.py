@@ -1,45 +1,87 @@
 # -*- coding: utf-8 -*-
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The built artifact: installed into an empty path, its demo playbook runs."""
+"""The built artifact, installed into an empty path (the fixture installed), and its demo playbook run by name
+(ansible-playbook planetscale.cloud.demo) as a new user runs it: first with the collection alone, then with
+ansible.mysql installed beside it (make db-collections), again, and as a dry run."""
 
 from __future__ import annotations
 
-import glob
+import json
 import os
-import subprocess
 
-from harness import DB_COLLECTIONS_PATH, ROOT, demo_vars
+from conftest import mode
+from harness import DB_COLLECTIONS_PATH, demo_vars
 
-
-def galaxy(ansible, collections_path, *args):
-    """ansible-galaxy, with collections_path as the only configured collections path."""
-    done = subprocess.run([os.path.join(ansible.bin, "ansible-galaxy")] + list(args),
-                          env=ansible.env(collections_path=collections_path), cwd=ansible.workdir,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600, check=False)
-    assert done.returncode == 0, done.stdout
-    return done.stdout
+COLLECTION = os.path.join("ansible_collections", "planetscale", "cloud")
 
 
-def test_built_collection_installs_and_runs_the_demo(ansible, emulator, tmp_path):
-    installed = tmp_path / "installed"
-    installed.mkdir()
-    galaxy(ansible, str(installed), "collection", "build", "--output-path", str(tmp_path / "dist"), ROOT)
-    tarballs = glob.glob(str(tmp_path / "dist" / "planetscale-cloud-*.tar.gz"))
-    assert len(tarballs) == 1
-
-    galaxy(ansible, str(installed), "collection", "install", "--collections-path", str(installed), tarballs[0])
-    collection = installed / "ansible_collections" / "planetscale" / "cloud"
+def test_the_installed_demo_without_ansible_mysql_then_with_it_twice_and_as_a_dry_run(ansible, emulator, tmp_path,
+                                                                                      installed):
+    collection = os.path.join(installed, COLLECTION)
     for shipped in ("playbooks/demo.yml", "playbooks/audit.yml", "playbooks/templates/audit_report.md.j2",
                     "roles/branch_environment/meta/argument_specs.yml", "roles/oauth_session/tasks/main.yml",
                     "meta/execution-environment.yml", "meta/ee-requirements.txt", "docs/docsite/extra-docs.yml"):
-        assert (collection / shipped).is_file(), shipped
+        assert os.path.isfile(os.path.join(collection, shipped)), shipped
     for left_out in ("tests", "hack", "Makefile", "requirements"):
-        assert not (collection / left_out).exists(), left_out
+        assert not os.path.exists(os.path.join(collection, left_out)), left_out
 
-    emulator.seed(reports=dict(branch="main", count=1))
-    run = ansible.run("planetscale.cloud.demo", extra_vars=demo_vars(emulator, tmp_path / "demo"),
-                      collections_path=os.pathsep.join((str(installed), DB_COLLECTIONS_PATH)))
-    run.succeeded()
-    assert str(collection / "roles" / "branch_environment") in run.output  # the installed copy's role ran
-    assert (tmp_path / "demo" / "audit.md").is_file()
+    emulator.seed(reports=dict(branch="main", count=3))
+    output = tmp_path / "demo"
+    extra_vars = demo_vars(emulator, output)
+
+    # The collection alone: the demo says which collection the schema change needs and runs without it. The output
+    # directory, the team, the branch, its password and connection file, the tokens and their file, the report and
+    # its JSON, the access review and its JSON (11).
+    alone = ansible.run("planetscale.cloud.demo", extra_vars=extra_vars, collections_path=installed)
+    alone.succeeded(changed=11)
+    assert "it needs the collection ansible.mysql, which is not installed. Install it with `ansible-galaxy " \
+           "collection install ansible.mysql`" in alone.output
+    for said in ("Acting as admin@acme.test in organization acme.",
+                 "app can use us-east, us-west, eu-west, ap-northeast; its default region is us-east.",
+                 "Engineering has 4 members:",
+                 "Branch demo-preview of database app is ready.",
+                 "everyone has 260 members",
+                 "main has 3 query-pattern reports",
+                 "The access token is active until"):
+        assert said in alone.output, said
+    assert os.path.join(collection, "roles", "branch_environment", "") in alone.output  # the installed copy's role
+    assert "demo-orders" not in [branch["name"] for branch in emulator.list(
+        "/organizations/acme/databases/app/branches")]
+    assert mode(output) == "0o700"
+    assert mode(output / "preview-connection.json") == "0o600" and mode(output / "oauth-token.json") == "0o600"
+    report = (output / "audit.md").read_text()
+    assert "## Teams (3)" in report and "## Query-pattern reports of branch main (3)" in report
+    assert len(json.loads((output / "audit.json").read_text())["query_pattern_reports"]) == 3
+    assert "## Service tokens (1)" in (output / "audit-access.md").read_text()
+    assert mode(output / "audit-access.md") == "0o600" and mode(output / "audit-access.json") == "0o600"
+
+    # ansible.mysql installed: the schema change, the development branch, its password and file, the table made
+    # through its connection, the deploy request opened, deployed and its revert window skipped, the reader's
+    # password of production and its file (8); the audit's and the access review's reports and JSON, which now list
+    # the new branch and passwords (4)
+    with_mysql = os.pathsep.join((installed, DB_COLLECTIONS_PATH))
+    schema = ansible.run("planetscale.cloud.demo", extra_vars=extra_vars, collections_path=with_mysql)
+    schema.succeeded(changed=12)
+    assert "The orders table, made on demo-orders through its own connection, is live on main (deploy request #1," \
+           " complete): a reader of main counts 0 rows in it." in schema.output
+    assert "ansible-galaxy collection install" not in schema.output
+
+    emulator.clear_requests()
+    ansible.run("planetscale.cloud.demo", extra_vars=extra_vars, collections_path=with_mysql).succeeded(changed=0)
+    assert emulator.writes() == []
+
+    emulator.clear_requests()
+    change = dict(extra_vars, demo_team_description="Reviewed in a dry run", demo_oauth_min_ttl=7200)
+    checked = ansible.run("planetscale.cloud.demo", extra_vars=change, check=True, diff=True,
+                          collections_path=with_mysql)
+    checked.succeeded(changed=2)  # the team, the token refresh
+    assert '+    "description": "Reviewed in a dry run",' in checked.output
+    assert "the tokens would be refreshed" in checked.output
+    assert emulator.writes() == []
+
+    secrets = json.loads((output / "preview-connection.json").read_text())["password"], \
+        json.loads((output / "oauth-token.json").read_text())["refresh_token"], \
+        json.loads((output / "demo-orders-migrate.json").read_text())["password"], \
+        json.loads((output / "main-reader.json").read_text())["password"]
+    ansible.assert_no_secret(*secrets)

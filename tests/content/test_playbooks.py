@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The playbooks, run by name (ansible-playbook planetscale.cloud.NAME) as an installed collection's are."""
+"""The playbooks, run by name (ansible-playbook planetscale.cloud.NAME) as an installed collection's are; the demo
+runs from the installed tarball (test_installed.py)."""
 
 from __future__ import annotations
 
@@ -10,56 +11,8 @@ import json
 import pytest
 
 from conftest import mode
-from harness import demo_vars
 
 MAIN = "/organizations/acme/databases/app/branches/main"
-
-
-def test_demo(ansible, emulator, tmp_path):
-    emulator.seed(reports=dict(branch="main", count=3))
-    output = tmp_path / "demo"
-    extra_vars = demo_vars(emulator, output)
-
-    # the output directory, the team, the branch, its password and connection file, the tokens and their file, the
-    # report and its JSON, the access review and its JSON (11); the schema change: the development branch, its
-    # password and file, the table made through its connection, the deploy request opened, deployed and its revert
-    # window skipped, the reader's password of production and its file (8)
-    first = ansible.run("planetscale.cloud.demo", extra_vars=extra_vars).succeeded(changed=19)
-    for said in ("Acting as admin@acme.test in organization acme.",
-                 "app can use us-east, us-west, eu-west, ap-northeast; its default region is us-east.",
-                 "Engineering has 4 members:",
-                 "Branch demo-preview of database app is ready.",
-                 "everyone has 260 members",
-                 "main has 3 query-pattern reports",
-                 "The access token is active until",
-                 "The orders table, made on demo-orders through its own connection, is live on main (deploy request #1,"
-                 " complete): a reader of main counts 0 rows in it."):
-        assert said in first.output, said
-    assert mode(output) == "0o700"
-    assert mode(output / "preview-connection.json") == "0o600" and mode(output / "oauth-token.json") == "0o600"
-    report = (output / "audit.md").read_text()
-    assert "## Teams (3)" in report and "## Query-pattern reports of branch main (3)" in report
-    assert len(json.loads((output / "audit.json").read_text())["query_pattern_reports"]) == 3
-    assert "## Service tokens (1)" in (output / "audit-access.md").read_text()
-    assert mode(output / "audit-access.md") == "0o600" and mode(output / "audit-access.json") == "0o600"
-
-    emulator.clear_requests()
-    ansible.run("planetscale.cloud.demo", extra_vars=extra_vars).succeeded(changed=0)
-    assert emulator.writes() == []
-
-    emulator.clear_requests()
-    change = dict(extra_vars, demo_team_description="Reviewed in a dry run", demo_oauth_min_ttl=7200)
-    checked = ansible.run("planetscale.cloud.demo", extra_vars=change, check=True, diff=True)
-    checked.succeeded(changed=2)  # the team, the token refresh
-    assert '+    "description": "Reviewed in a dry run",' in checked.output
-    assert "the tokens would be refreshed" in checked.output
-    assert emulator.writes() == []
-
-    secrets = json.loads((output / "preview-connection.json").read_text())["password"], \
-        json.loads((output / "oauth-token.json").read_text())["refresh_token"], \
-        json.loads((output / "demo-orders-migrate.json").read_text())["password"], \
-        json.loads((output / "main-reader.json").read_text())["password"]
-    ansible.assert_no_secret(*secrets)
 
 
 def test_preview_branch(ansible, emulator, tmp_path):

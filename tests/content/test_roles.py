@@ -462,7 +462,7 @@ def test_oauth_session_never_writes_an_incomplete_token_whatever_the_module_says
     token_file = tmp_path / "token.json"
     token_file.write_text(json.dumps(KEPT))
     kept = token_file.read_text()
-    collections = collection_with(tmp_path, "plugins/action/in_process.py", BROKEN_TOKEN_ACTION)
+    collections = collection_with(tmp_path, "plugins/action/token.py", BROKEN_TOKEN_ACTION)
     play = role_play(tmp_path, "oauth_session", dict(oauth_session_token_file=str(token_file)))
     ansible.run(play, oauth_only=True, collections_path=collections).failed(
         "The token task reported new tokens without an access token and a refresh token; nothing was kept, and %s "
@@ -507,22 +507,3 @@ def test_a_role_without_an_organization_says_which_option_and_variable_to_set(an
         "No organization was given: set organization (in the task, or in module_defaults for "
         "group/planetscale.cloud.all) or the environment variable PLANETSCALE_ORG to the name of the organization.")
     assert emulator.requests() == []
-
-
-def readme_example(role):
-    with open(os.path.join(ROOT, "roles", role, "README.md"), encoding="utf-8") as handle:
-        return re.search(r"```yaml\n(.*?)```", handle.read(), re.S).group(1)
-
-
-@pytest.mark.parametrize("role", ["branch_environment", "team_access", "oauth_session", "restore_drill",
-                                  "access_review"])
-def test_readme_examples_run(ansible, emulator, tmp_path, role):
-    play = tmp_path / "example.yml"
-    play.write_text(readme_example(role))
-    oauth = role == "oauth_session"
-    ca_file = dict(database_ca_file=emulator.world["ca_file"])  # the README's override for the emulator's servers
-    first = ansible.run(str(play), extra_vars=dict(ca_file, code=emulator.code()) if oauth else ca_file,
-                        oauth_only=oauth).succeeded()
-    ansible.run(str(play), extra_vars=ca_file, oauth_only=oauth).succeeded(changed=0)
-    if role == "branch_environment":  # the example logs in with the password, TLS verified, and lists the tables
-        assert "pr-42 has the tables users." in first.output

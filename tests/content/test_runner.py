@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: planetscale.cloud contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The demo and a role run through ansible-runner, as AWX runs a job, with the collection installed from
-the built tarball; every job event the runner keeps is searched for every secret the run handled.
+"""Roles run through ansible-runner, as AWX runs a job, with the collection installed from the built tarball
+(the fixture installed): every job event the runner keeps is searched for every secret the run handled.
 
 AWX (and Automation Platform) hands ansible-runner a private data directory: the project's playbooks in
 project/, the inventory in inventory/, the job's extra variables in env/extravars and the credentials'
@@ -31,7 +31,7 @@ import sys
 import pytest
 import yaml
 
-from harness import DB_COLLECTIONS_PATH, ROOT, demo_vars
+from harness import DB_COLLECTIONS_PATH
 from harness.secrets import ISSUED_SECRET
 
 RUNNER = os.path.join(os.path.dirname(sys.executable), "ansible-runner")
@@ -50,28 +50,6 @@ BRANCH_PLAYBOOK = """\
         branch_environment_name: pr-7
         branch_environment_connection_file: "{{ output_dir }}/pr-7.json"
 """
-
-
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    """The collection built into a tarball and installed from it into an empty path (a module's worth)."""
-    base = tmp_path_factory.mktemp("runner-collection")
-    bin_dir = os.path.dirname(sys.executable)
-    env = dict((k, v) for k, v in os.environ.items() if not k.startswith(("ANSIBLE_", "PLANETSCALE_")))
-    env.update(ANSIBLE_HOME=str(base / "home"), ANSIBLE_COLLECTIONS_PATH=str(base / "installed"))
-
-    def galaxy(*args):
-        done = subprocess.run([os.path.join(bin_dir, "ansible-galaxy"), "collection"] + list(args), cwd=str(base),
-                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600,
-                              check=False)
-        assert done.returncode == 0, done.stdout
-
-    galaxy("build", "--output-path", str(base / "dist"), ROOT)
-    tarballs = glob.glob(str(base / "dist" / "planetscale-cloud-*.tar.gz"))
-    assert len(tarballs) == 1
-    galaxy("install", "--collections-path", str(base / "installed"), tarballs[0])
-    assert os.path.isfile(os.path.join(str(base / "installed"), BRANCH_TASKS))
-    return str(base / "installed")
 
 
 def _read(path, missing):
@@ -99,12 +77,11 @@ class Job:
         self.parsed = [json.loads(text) for name, text in self.events]
         self.stdout = _read(os.path.join(artifacts, "stdout"), "")
 
-    def ran_from(self, collections):
-        """Whether the role tasks that ran are those of the collection installed in collections."""
-        role = os.path.join(collections, "ansible_collections", "planetscale", "cloud", "roles",
-                            "branch_environment", "")
+    def ran_from(self, collections, role_name="branch_environment"):
+        """Whether the tasks of the role that ran are those of the collection installed in collections."""
+        role = os.path.join(collections, "ansible_collections", "planetscale", "cloud", "roles", role_name, "")
         paths = [event["event_data"].get("task_path") or "" for event in self.parsed
-                 if "/roles/branch_environment/" in event.get("event_data", {}).get("task_path", "")]
+                 if "/roles/%s/" % role_name in event.get("event_data", {}).get("task_path", "")]
         return bool(paths) and all(path.startswith(role) for path in paths)
 
     def other_files_with(self, secrets):
@@ -158,7 +135,7 @@ def run_job(tmp_path, emulator, collections, playbook, extravars, cmdline=None, 
     if credentials is not None:
         envvars = dict(credentials)
     envvars.update(
-        # the execution environment's collections: this one, and the database modules the demo uses
+        # the execution environment's collections: this one, and the database modules an image would hold
         ANSIBLE_COLLECTIONS_PATH=os.pathsep.join((collections, DB_COLLECTIONS_PATH)),
         ANSIBLE_COLLECTIONS_SCAN_SYS_PATH="false",
         ANSIBLE_HOME=str(tmp_path / "ansible-home"), ANSIBLE_LOCAL_TEMP=str(tmp_path / "local-tmp"),
@@ -212,26 +189,44 @@ def handled_secrets(emulator, *files):
     return found
 
 
-def test_the_demo_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path, installed):
+OAUTH_PLAYBOOK = """\
+- name: The user's OAuth session and what its access token may do (as an AWX job template would run it)
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: planetscale.cloud.oauth_session
+      vars:
+        oauth_session_code: "{{ code }}"
+        oauth_session_redirect_uri: "{{ redirect_uri }}"
+        oauth_session_token_file: "{{ output_dir }}/oauth-token.json"
+  tasks:
+    - name: Ask the OAuth server about the access token
+      planetscale.cloud.token_info:
+        access_token: "{{ oauth_session_access_token }}"
+"""
+
+
+def test_the_oauth_session_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path, installed):
+    """The tokens an authorization code (a secret of the job's extra variables) is exchanged for, kept in a file and
+    used: the role's tasks that hold them have no_log, which the runner's events honour; the service token and the
+    client secret of the credential's environment show nowhere either."""
     emulator.reset()
-    emulator.seed(reports=dict(branch="main", count=1))
-    extravars = demo_vars(emulator, tmp_path / "demo")
-    playbook = ("demo.yml",
-                "- name: The collection's demo\n  ansible.builtin.import_playbook: planetscale.cloud.demo\n")
-    job = run_job(tmp_path, emulator, installed, playbook, extravars)
+    output = tmp_path / "out"
+    output.mkdir()
+    extravars = dict(code=emulator.code(), redirect_uri=emulator.world["oauth_application"]["redirect_uri"],
+                     output_dir=str(output))
+    job = run_job(tmp_path, emulator, installed, ("oauth.yml", OAUTH_PLAYBOOK), extravars)
     assert (job.status, job.rc) == ("successful", 0), job
 
-    connection, token = tmp_path / "demo" / "preview-connection.json", tmp_path / "demo" / "oauth-token.json"
-    secrets = handled_secrets(emulator, connection, token) + [extravars["demo_oauth_code"]]
+    secrets = handled_secrets(emulator, output / "oauth-token.json") + [extravars["code"]]
     kinds = set(re.match(r"pscale_[a-z]+_", value).group(0) for value in secrets if value.startswith("pscale_"))
-    assert {"pscale_tkn_", "pscale_pw_", "pscale_oauth_", "pscale_ref_"} <= kinds  # the run did handle each kind
-    assert len(job.events) > 60 and '"event": "playbook_on_stats"' in job.events[-1][1]
-    # the tasks that handled the password and the tokens ran, and their events are censored
-    for task in ("Ensure the password", "Exchange the code for tokens, or refresh them when the access token lives "
-                 "less than oauth_session_min_ttl"):
-        events = job.task_events(task)
-        assert events and all(event["event_data"]["res"].get("censored") for event in events), (task, events)
-    assert job.ran_from(installed)
+    assert {"pscale_tkn_", "pscale_oauth_", "pscale_ref_"} <= kinds  # the run did handle each kind
+    assert '"event": "playbook_on_stats"' in job.events[-1][1]
+    events = job.task_events("Exchange the code for tokens, or refresh them when the access token lives less than "
+                             "oauth_session_min_ttl")
+    assert events and all(event["event_data"]["res"].get("censored") for event in events), events
+    assert job.task_events("Ask the OAuth server about the access token")
+    assert job.ran_from(installed, "oauth_session")
     assert secret_leaks(job, secrets) == []
     assert job.other_files_with(secrets) == ["artifacts/job/command", "env/envvars", "env/extravars"]
 
@@ -246,54 +241,57 @@ def branch_job(tmp_path, emulator, collections, database="app", diff=False):
     return job, handled_secrets(emulator, output / "pr-7.json")
 
 
-@pytest.mark.parametrize("diff", [False, True], ids=["", "show-changes"])
 @pytest.mark.parametrize("database, tasks", [
     ("app", ("Ensure the password", "Hand back the connection details")),
     ("pgapp", ("Ensure the role", "Hand back the connection details (PostgreSQL)")),
 ])
-def test_a_role_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path, installed, database, tasks, diff):
-    """The job as AWX runs it, and with "Show Changes" (--diff), where the connection file's content would
-    show in the diff of the task that writes it."""
-    job, secrets = branch_job(tmp_path, emulator, installed, database, diff)
+def test_a_role_as_an_awx_job_shows_no_secret_in_any_event(emulator, tmp_path, installed, database, tasks):
+    """The job as AWX runs it with "Show Changes" (--diff), where the connection file's content would show in the
+    diff of the task that writes it (its events are those of the job without --diff, and the diffs)."""
+    job, secrets = branch_job(tmp_path, emulator, installed, database, diff=True)
     assert any(value.startswith("pscale_pw_") for value in secrets)
-    assert all(job.task_events(task) for task in tasks)
+    for task in tasks:  # they ran, and their events are censored
+        events = job.task_events(task)
+        assert events and all(event["event_data"]["res"].get("censored") for event in events), (task, events)
     assert job.ran_from(installed)
     assert secret_leaks(job, secrets) == []
     assert job.other_files_with(secrets) == ["artifacts/job/command", "env/envvars"]
 
 
-@pytest.mark.parametrize("tasks_file, task, database, diff", [
-    (BRANCH_TASKS, "Ensure the password", "app", False),
-    (BRANCH_TASKS, "Hand back the connection details", "app", False),
-    (BRANCH_TASKS, "Write the connection details, readable by their owner only", "app", True),
-    (ROLE_TASKS, "Ensure the role", "pgapp", False),
-    (ROLE_TASKS, "Hand back the connection details (PostgreSQL)", "pgapp", False),
-    (ROLE_TASKS, "Write the connection details of the role, readable by their owner only", "pgapp", True),
-])
-def test_the_check_finds_the_secret_of_a_role_task_without_no_log(emulator, tmp_path, installed, tasks_file, task,
-                                                                  database, diff):
-    """A copy of the installed collection whose branch_environment role lost the no_log of one task that
-    handles the password's secret: the job's events show it, and the check says where. The tasks that write
-    the connection file show it only in a diff: their jobs run with "Show Changes" (--diff)."""
+@pytest.mark.parametrize("tasks_file, tasks, database", [
+    (BRANCH_TASKS, ("Ensure the password", "Hand back the connection details",
+                    "Write the connection details, readable by their owner only"), "app"),
+    (ROLE_TASKS, ("Ensure the role", "Hand back the connection details (PostgreSQL)",
+                  "Write the connection details of the role, readable by their owner only"), "pgapp"),
+], ids=["mysql", "postgresql"])
+def test_the_check_finds_the_secret_of_each_role_task_without_no_log(emulator, tmp_path, installed, tasks_file, tasks,
+                                                                     database):
+    """A copy of the installed collection whose branch_environment role lost the no_log of each task that handles the
+    password's secret: the job's events show it, and the check says where, for each task. The tasks that write the
+    connection file show it only in a diff: the job runs with "Show Changes" (--diff)."""
     copy = str(tmp_path / "collections")
     shutil.copytree(installed, copy)
     path = os.path.join(copy, tasks_file)
     with open(path, encoding="utf-8") as handle:
-        tasks = handle.read()
-    # the task's block: from its "- name:" line to the next task at the same indentation
-    match = re.search(r"(?m)^(?P<indent> *)- name: %s\n(?:(?P=indent)  .*\n|\n)*" % re.escape(task), tasks)
-    stripped = re.sub(r"(?m)^ *no_log: .*\n", "", match.group(0))
-    assert stripped != match.group(0), "the task %r has no no_log to remove" % task
+        text = handle.read()
+    for task in tasks:
+        # the task's block: from its "- name:" line to the next task at the same indentation
+        match = re.search(r"(?m)^(?P<indent> *)- name: %s\n(?:(?P=indent)  .*\n|\n)*" % re.escape(task), text)
+        stripped = re.sub(r"(?m)^ *no_log: .*\n", "", match.group(0))
+        assert stripped != match.group(0), "the task %r has no no_log to remove" % task
+        text = text[:match.start()] + stripped + text[match.end():]
     with open(path, "w", encoding="utf-8") as handle:
-        handle.write(tasks[:match.start()] + stripped + tasks[match.end():])
+        handle.write(text)
 
-    job, secrets = branch_job(tmp_path, emulator, copy, database, diff)
+    job, secrets = branch_job(tmp_path, emulator, copy, database, diff=True)
     assert job.ran_from(copy)
     leaks = secret_leaks(job, secrets)
     print("\n".join(leaks))
-    assert leaks, "no_log removed from %r, yet no secret in the job's events" % task
-    assert any(("of task %r" % task) in leak for leak in leaks), leaks
-    # in its events only; a diff is also printed (stdout), where the default callback shows it
-    printed = ("stdout: ", "ansible-runner's output: ") if diff else ()
-    assert all(("of task %r" % task) in leak or leak.startswith(printed) for leak in leaks), leaks
+    for task in tasks:
+        assert any(("of task %r" % task) in leak for leak in leaks), "no_log removed from %r, yet no secret in its " \
+            "events: %s" % (task, leaks)
+    # in their events only; a diff is also printed (stdout), where the default callback shows it
+    printed = ("stdout: ", "ansible-runner's output: ")
+    assert all(any(("of task %r" % task) in leak for task in tasks) or leak.startswith(printed) for leak in leaks), \
+        leaks
     assert any("pscale_pw_" in leak for leak in leaks)

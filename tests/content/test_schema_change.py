@@ -5,15 +5,12 @@
 
 DDL reaches a development branch through the emulator's control endpoint (standing in for a MySQL
 connection), from a DDL tasks file as a user's migration tool would apply it: once, then never again.
-The control API is not in the request log, so emulator.writes() shows only what the role sent.
+The control API is not in the request log, so emulator.writes() shows only what the role sent. The README's user
+path, through a real MySQL connection, runs as written (and again) in test_examples.py.
 """
 
 from __future__ import annotations
 
-import os
-import re
-
-import pymysql
 import pytest
 
 from conftest import role_play
@@ -280,31 +277,3 @@ def test_schema_change_argument_specs_reject_bad_input(ansible, emulator, world,
     ansible.run(role_play(tmp_path, "schema_change", role_vars(world, **more))).failed(
         "Validation of arguments failed", message)
     assert emulator.requests() == []
-
-
-def readme_blocks():
-    readme = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "roles",
-                          "schema_change", "README.md")
-    with open(readme, encoding="utf-8") as handle:
-        return re.findall(r"```yaml\n(.*?)```", handle.read(), re.S)
-
-
-def test_the_readme_path_runs_as_written(ansible, emulator, tmp_path):
-    """The README's user path, as written: a development branch and an admin password (branch_environment),
-    the DDL through that password's own connection (ansible.mysql.mysql_query, TLS verified against the CA the
-    README lets a user name), the deploy; the new table is then in production's real schema on the server, and
-    a second run changes nothing."""
-    playbook, migrate = readme_blocks()[:2]
-    (tmp_path / "example.yml").write_text(playbook)
-    (tmp_path / "migrate.yml").write_text(migrate)
-    ca_file = dict(database_ca_file=emulator.world["ca_file"])
-    first = ansible.run(str(tmp_path / "example.yml"), extra_vars=ca_file).succeeded()
-    assert "The schema change of pr-42 is complete." in first.output
-    server = emulator.dataplane.config["mysql"]
-    connection = pymysql.connect(unix_socket=server["socket"], user=server["user"])
-    with connection, connection.cursor() as cursor:
-        cursor.execute("SHOW TABLES FROM `app__main`")
-        assert sorted(row[0] for row in cursor.fetchall()) == ["orders", "users"]
-    emulator.clear_requests()
-    ansible.run(str(tmp_path / "example.yml"), extra_vars=ca_file).succeeded(changed=0)
-    assert emulator.writes() == []
