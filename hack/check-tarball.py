@@ -4,8 +4,8 @@ Usage: python hack/check-tarball.py planetscale-cloud-X.Y.Z.tar.gz
 
 Fails (exit 1) when the tarball contains tests, the emulator, virtualenvs,
 caches, harness scripts or CI files, or lacks the metadata and plugins that
-make it a usable collection, or a module lacks its action file: the one action
-file (plugins/action/user_info.py) or a relative link that resolves to it.
+make it a usable collection, or a module lacks its action file: the same file,
+byte for byte, as every other module's (plugins/action/user_info.py).
 """
 
 import json
@@ -40,23 +40,18 @@ REQUIRED = ['MANIFEST.json', 'FILES.json', 'meta/runtime.yml', 'LICENSE', 'READM
             'extensions/eda/eda_runtime.yml', 'extensions/eda/rulebooks/cutover.yml',
             'extensions/eda/rulebooks/cutover_job_template.yml', 'playbooks/cutover.yml', 'meta/ee-requirements.txt']
 
-ACTION = 'plugins/action/user_info.py'  # the one action file; every other module's action links to it
+ACTION = 'plugins/action/user_info.py'  # every module's action file is this file, byte for byte
 
 
-def action_problems(members, names, modules):
-    """Every module has its action file, the one action file or a link within the collection that resolves to it,
-    and no other action plugin is shipped (CONTRIBUTING.md, "The action plugin")."""
-    actions = dict((name, member) for name, member in zip(names, members)
-                   if name.startswith('plugins/action/') and not member.isdir())
+def action_problems(actions, modules):
+    """Every module has its action file, a regular file that is the one action file byte for byte, and no other
+    action plugin is shipped (CONTRIBUTING.md, "The action plugin"). actions: name -> content (None: not a file)."""
     problems = []
-    if ACTION not in actions or not actions[ACTION].isfile():
+    if actions.get(ACTION) is None:
         problems.append('%s: missing, or not a file' % ACTION)
-    for name, member in sorted(actions.items()):
-        if name == ACTION:
-            continue
-        link = member.linkname if member.issym() else ''
-        if not link or posixpath.isabs(link) or posixpath.normpath(posixpath.join('plugins/action', link)) != ACTION:
-            problems.append('%s: not a relative link to %s' % (name, ACTION))
+    for name, content in sorted(actions.items()):
+        if name != ACTION and (content is None or content != actions.get(ACTION)):
+            problems.append('%s: not the same file as %s' % (name, ACTION))
     expected = set('plugins/action/' + posixpath.basename(name) for name in modules)
     problems += ['%s: missing, the action of its module' % name for name in sorted(expected - set(actions))]
     problems += ['%s: an action plugin of no module' % name for name in sorted(set(actions) - expected)]
@@ -71,6 +66,9 @@ def main():
         members = tar.getmembers()
         names = [m.name[2:] if m.name.startswith('./') else m.name for m in members]
         manifest = json.load(tar.extractfile('MANIFEST.json')) if 'MANIFEST.json' in names else {}
+        actions = dict((name, tar.extractfile(member).read() if member.isfile() else None)
+                       for name, member in zip(names, members)
+                       if name.startswith('plugins/action/') and not member.isdir())
 
     problems = []
     for name in names:
@@ -84,7 +82,7 @@ def main():
     modules = [n for n in names if re.match(r'^plugins/modules/[^/]+\.py$', n) and not n.endswith('/__init__.py')]
     if not modules:
         problems.append('plugins/modules/: no modules')
-    problems += action_problems(members, names, modules)
+    problems += action_problems(actions, modules)
     info = manifest.get('collection_info', {})
     if (info.get('namespace'), info.get('name')) != ('planetscale', 'cloud'):
         problems.append('MANIFEST.json: unexpected collection %s.%s' % (info.get('namespace'), info.get('name')))
@@ -96,7 +94,7 @@ def main():
             print('  FAIL ' + problem)
         sys.exit(1)
     print('  OK: no tests, emulator, venv, cache, hack/ or .ci/ content; metadata and plugins present; every module\'s '
-          'action file is %s or a link to it' % ACTION)
+          'action file is %s, byte for byte' % ACTION)
 
 
 if __name__ == '__main__':

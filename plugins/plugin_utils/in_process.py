@@ -5,7 +5,7 @@
 
 A task that runs a module pays for a new Python process and an AnsiballZ payload; the
 modules of this collection only send HTTP requests, so the action of every module (plugins/action/user_info.py,
-to which every other module's action file links) validates the same argument spec here and calls the
+which every other module's action file is, byte for byte) validates the same argument spec here and calls the
 same logic. The result is what the
 module would have returned: same validation messages and warnings, same failure shape, the
 values of no_log options masked the same way.
@@ -70,7 +70,7 @@ display = Display()
 
 
 class InProcessAction(ActionBase):
-    """The action of every module of the collection (plugins/action/user_info.py, to which the others link).
+    """The action of every module of the collection (plugins/action/<module>.py, one file under every module's name).
 
     The module's logic class is found from the task's module (module_class_of); a subclass may set module_class.
     """

@@ -22,7 +22,7 @@ import argparse, json, multiprocessing, os, sys
 from ansible import context
 if sys.argv[1] == "command":
     context._init_global_context(argparse.Namespace(verbosity=0))  # as ansible-playbook sets its arguments
-import ansible_collections.planetscale.cloud.plugins.action.team_info  # as the strategy loads it (class_only): a link
+import ansible_collections.planetscale.cloud.plugins.action.team_info  # as the strategy loads it (class_only)
 from ansible_collections.planetscale.cloud.plugins.plugin_utils import persist
 
 MODULES = "ansible_collections.planetscale.cloud.plugins.modules."
@@ -68,7 +68,7 @@ def command():
 
 
 def test_in_an_ansible_command_s_own_process_the_module_s_code_is_imported_with_its_action_file(command):
-    """The action file of team_info is a link to user_info.py, loaded under team_info's name: team_info's code."""
+    """The action file of team_info, the same file as user_info.py, loaded under team_info's name: team_info's code."""
     assert command["parent"]["module"] is True
     assert command["real"] is False  # not the module whose name the one real action file has
     assert command["worker"]["inherited"]["module"] is True  # so a task's worker never imports it
