@@ -152,7 +152,7 @@ copy: ## (re)make the build copy of the collection from the working tree
 # ---------------------------------------------------------------- checks
 
 lint: setup-new db-collections ## ansible-lint --profile production: the collection and the examples of its documents
-	$(in_step_copy) $(VENV_NEW)/bin/python tests/content/examples.py lint-examples && $(with_new) \
+	$(in_step_copy) $(ROOT)/$(VENV_NEW)/bin/python tests/content/examples.py lint-examples && $(with_new) \
 		ANSIBLE_COLLECTIONS_PATH="$(ROOT)/build/steps/$@:$(ROOT)/build/collections" ansible-lint --profile production --offline
 
 sanity: sanity-old sanity-new ## ansible-test sanity, oldest and newest ansible-core
