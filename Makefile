@@ -92,8 +92,8 @@ TLS_DIR ?= build/emulator-tls
 empty :=
 space := $(empty) $(empty)
 STATIC_CHECKS := lint sanity-old sanity-new changelog-lint docs-lint
-TEST_STEPS := $(subst $(space),+,$(STATIC_CHECKS)) units-old+units-new+emulator-tests integration+docs-site+build+ee \
-	content-tests test-reliability bench-smoke
+TEST_STEPS := $(subst $(space),+,$(STATIC_CHECKS)) units-old+units-new+emulator-tests \
+	integration+docs-site+build+ee+bench-smoke content-tests test-reliability
 STEP_JOBS ?= 2
 
 # run a command with a venv's bin/ first on PATH (ansible-test looks up pythonX.Y there)

@@ -23,8 +23,10 @@ failed=0
 start_all=$SECONDS
 stopped=
 
+declare -A recorded
 record() {  # target, exit code, seconds
     local result=ok
+    recorded[$1]=1
     (( $2 == 0 )) || result="FAILED"
     printf '%s\t%s\t%d\n' "$1" "$result" "$3" >>"$tsv"
     if (( $2 == 0 )); then
@@ -80,6 +82,8 @@ run_group() {  # targets: side by side, at most $jobs at once; each one's output
                 "in $((SECONDS - started[$target]))s"
             record "$target" "$rc" $((SECONDS - started[$target]))
         done
+        # a failed step that stops the run starts no more of its group (those running end first)
+        [[ -n $stopped ]] && pending=()
         running=("${running[@]}")
         running_pids=()
         for target in "${running[@]}"; do running_pids+=("${pids[$target]}"); done
@@ -99,6 +103,11 @@ for step in "$@"; do
         run_one "${targets[0]}"
     else
         run_group "${targets[@]}"
+        for target in "${targets[@]}"; do
+            [[ -n ${recorded[$target]:-} ]] && continue
+            results+=("$(printf '  %-18s not run' "$target")")
+            printf '%s\tnot run\t\n' "$target" >>"$tsv"
+        done
     fi
 done
 
