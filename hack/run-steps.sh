@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run make targets, time them, and print a summary; the seconds of every step go to build/logs/steps.tsv.
+# Run make targets, time them, and print a summary; build/logs/steps.tsv gets a line a step: the step, its wall
+# seconds (so the column sums to the run's), its result, and the seconds and result of each of its targets.
 #
 # Usage: hack/run-steps.sh STEP...
 # A STEP is a make target, or targets joined by "+" (e.g. lint+sanity-old+sanity-new): those run side by
@@ -16,7 +17,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 logs=$root/build/logs
 mkdir -p "$logs"
 tsv=$logs/steps.tsv
-printf 'step\tresult\tseconds\n' >"$tsv"
+printf 'step\tseconds\tresult\ttargets\n' >"$tsv"
+detail=()
 results=()
 passed=0
 failed=0
@@ -28,7 +30,7 @@ record() {  # target, exit code, seconds
     local result=ok
     recorded[$1]=1
     (( $2 == 0 )) || result="FAILED"
-    printf '%s\t%s\t%d\n' "$1" "$result" "$3" >>"$tsv"
+    detail+=("$1=$3s:$result")
     if (( $2 == 0 )); then
         passed=$((passed + 1))
         results+=("$(printf '  %-18s ok      %4ds' "$1" "$3")")
@@ -95,10 +97,13 @@ for step in "$@"; do
     if [[ -n $stopped ]]; then
         for target in "${targets[@]}"; do
             results+=("$(printf '  %-18s not run' "$target")")
-            printf '%s\tnot run\t\n' "$target" >>"$tsv"
         done
+        printf '%s\t0\tnot run\t\n' "$step" >>"$tsv"
         continue
     fi
+    detail=()
+    step_start=$SECONDS
+    step_failed=$failed
     if (( ${#targets[@]} == 1 )); then
         run_one "${targets[0]}"
     else
@@ -106,13 +111,14 @@ for step in "$@"; do
         for target in "${targets[@]}"; do
             [[ -n ${recorded[$target]:-} ]] && continue
             results+=("$(printf '  %-18s not run' "$target")")
-            printf '%s\tnot run\t\n' "$target" >>"$tsv"
+            detail+=("$target=not-run")
         done
     fi
+    printf '%s\t%d\t%s\t%s\n' "$step" $((SECONDS - step_start)) "$( ((failed == step_failed)) && echo ok || echo FAILED)" \
+        "${detail[*]}" >>"$tsv"
 done
 
 total=$((SECONDS - start_all))
-printf 'total\t%s\t%d\n' "$( ((failed == 0)) && echo ok || echo FAILED)" "$total" >>"$tsv"
 echo
 echo "########## summary (${total}s; per step: build/logs/steps.tsv)"
 printf '%s\n' "${results[@]}"
