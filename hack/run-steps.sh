@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run make targets, time them, and print a summary; build/logs/steps.tsv gets a line a step: the step, its wall
-# seconds (so the column sums to the run's), its result, and the seconds and result of each of its targets.
+# seconds (so the column sums to the run's), its result, and each of its targets' wall seconds, result and CPU
+# seconds (user + system, its processes and the children they waited for; where GNU time is installed).
 #
 # Usage: hack/run-steps.sh STEP...
 # A STEP is a make target, or targets joined by "+" (e.g. lint+sanity-old+sanity-new): those run side by
@@ -25,15 +26,34 @@ failed=0
 start_all=$SECONDS
 stopped=
 
+# GNU time, where installed, writes each target's CPU seconds to build/logs/cpu-TARGET
+timer=()
+[[ -x /usr/bin/time ]] && timer=(/usr/bin/time -f '%U %S')
+timed() {  # target, then the command
+    local target=$1
+    shift
+    rm -f "$logs/cpu-$target"
+    if (( ${#timer[@]} )); then
+        "${timer[@]}" -o "$logs/cpu-$target" "$@"
+    else
+        "$@"
+    fi
+}
+cpu_of() {  # target: its CPU seconds, or "?"
+    local user system
+    read -r user system < <(tail -n 1 "$logs/cpu-$1" 2>/dev/null) && [[ $user =~ ^[0-9.]+$ && $system =~ ^[0-9.]+$ ]] \
+        && awk -v u="$user" -v s="$system" 'BEGIN { printf "%d", u + s + 0.5 }' || echo "?"
+}
+
 declare -A recorded
 record() {  # target, exit code, seconds
     local result=ok
     recorded[$1]=1
     (( $2 == 0 )) || result="FAILED"
-    detail+=("$1=$3s:$result")
+    detail+=("$1=$3s:$result:cpu$(cpu_of "$1")s")
     if (( $2 == 0 )); then
         passed=$((passed + 1))
-        results+=("$(printf '  %-18s ok      %4ds' "$1" "$3")")
+        results+=("$(printf '  %-18s ok      %4ds  cpu %ss' "$1" "$3" "$(cpu_of "$1")")")
     else
         failed=$((failed + 1))
         results+=("$(printf '  %-18s FAILED  %4ds  (exit %d)' "$1" "$3" "$2")")
@@ -49,7 +69,7 @@ run_one() {  # target: run it in the foreground
     echo
     echo "########## make $1"
     # shellcheck disable=SC2086  # MAKE may carry options
-    $make --no-print-directory "$1"
+    timed "$1" $make --no-print-directory "$1"
     rc=$?
     echo "########## make $1: $( ((rc == 0)) && echo ok || echo "FAILED (exit $rc)" ) in $((SECONDS - start))s"
     record "$1" "$rc" $((SECONDS - start))
@@ -66,7 +86,7 @@ run_group() {  # targets: side by side, at most $jobs at once; each one's output
             pending=("${pending[@]:1}")
             started[$target]=$SECONDS
             # shellcheck disable=SC2086
-            $make --no-print-directory "$target" >"$logs/step-$target.log" 2>&1 &
+            timed "$target" $make --no-print-directory "$target" >"$logs/step-$target.log" 2>&1 &
             pids[$target]=$!
             running+=("$target")
             running_pids+=($!)
