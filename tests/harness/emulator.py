@@ -263,11 +263,15 @@ class Emulator:
                 rows.append(list(cursor.fetchall()))
         return rows
 
-    def ddl(self, database, branch, statements, organization=None):
-        """Run DDL statements on a branch's schema on the data plane, in order, as a MySQL connection runs them; a
-        statement the server refuses raises HarnessError (HTTP 422, the server's message; those before it stay)."""
+    def ddl(self, database, branch, statements, organization=None, keyspace=None):
+        """Run DDL statements on a branch's schema on the data plane (a keyspace's, when named), in order, as a MySQL
+        connection runs them; a statement the server refuses raises HarnessError (HTTP 422, the server's message;
+        those before it stay)."""
+        body = dict(statements=list(statements))
+        if keyspace is not None:
+            body["keyspace"] = keyspace
         return self.control("POST", "/branches/%s/%s/%s/ddl" % (organization or self.world["organization"], database,
-                                                                branch), dict(statements=list(statements)))
+                                                                branch), body)
 
     def database_settings(self, database, organization=None, **values):
         """Settings of a database the resource API cannot change yet: require_approval_for_deploy."""

@@ -262,8 +262,9 @@ class DataPlane:
 
     def grant_user(self, username: str, schema: str, privileges: str) -> None:
         """The user's privileges on the schema, these and no others (granted again when safe migrations change)."""
-        pattern = schema.replace("\\", "\\\\").replace("_", "\\_").replace("%", "\\%%")  # no wildcards
-        granted = self.my("SELECT 1 FROM mysql.db WHERE user = %s AND host = '%%'", [username])
+        escaped = schema.replace("\\", "\\\\").replace("_", "\\_").replace("%", "\\%")  # no wildcards
+        pattern = escaped.replace("%", "%%")  # the statement below is formatted with arguments
+        granted = self.my("SELECT 1 FROM mysql.db WHERE user = %s AND host = '%%' AND db = %s", [username, escaped])
         if granted:
             self.my(f"REVOKE ALL PRIVILEGES ON `{pattern}`.* FROM %s@'%%'", [username])
         self.my(f"GRANT {privileges} ON `{pattern}`.* TO %s@'%%'", [username])
@@ -450,6 +451,7 @@ class DataPlaneHooks:
                 for record, secret in users:
                     data.create_user(record.model.username, secret, name, record.model.role,
                                      branch.model.safe_migrations)
+                    self._grant_keyspaces(branch, record)  # the branch's other keyspaces, made empty
         data.set_hba(self.hba_lines())  # world/network.py: the IP restrictions of the world's PostgreSQL databases
         self.data_expire()
 
@@ -476,9 +478,13 @@ class DataPlaneHooks:
     def data_branch_removed(self, branch) -> None:
         for backup in branch.backups.values():  # a deleted branch's backups go with it
             self.data_backup_deleted(backup)
+        keyspaces = self.data_keyspace_schemas_removed(branch)
         name = self.data_names.pop(branch.model.id, None)
         if self._data_go_live() != "live" or name is None:
             return
+        for schema in keyspaces:
+            self.data.drop_schema(schema)
+            self.data_schemas.discard(schema)
         for record in branch.passwords.values():
             self.data.drop_user(record.model.username)
         for record in branch.roles.values():
@@ -501,6 +507,7 @@ class DataPlaneHooks:
         if self._data_go_live() == "live":
             self.made_schema(branch)
             self.data.create_user(record.model.username, secret, name, record.model.role, branch.model.safe_migrations)
+            self._grant_keyspaces(branch, record)  # every other keyspace of the branch (dataplane/keyspaces.py)
 
     def data_safe_migrations_changed(self, branch) -> None:
         """Safe migrations turned on or off (or the branch demoted): the admins' grants follow, so that direct DDL
@@ -512,6 +519,7 @@ class DataPlaneHooks:
             if record.model.role == "admin" and record.model.username in self.data_secrets:
                 privileges = mysql_privileges("admin", branch.model.safe_migrations)
                 self.data.grant_user(record.model.username, name, privileges)
+                self._grant_keyspaces(branch, record)
 
     def data_password_renewed(self, record, secret: str) -> None:
         if self.data is None:
@@ -577,8 +585,9 @@ class DataPlaneHooks:
 
     def data_route(self, username: str, database: str | None) -> str | None:
         """The schema a password's login to ``database`` goes to (the MySQL edge, edge.py): its branch's, made now
-        (the world going live first, expired passwords locked), when ``database`` is the branch's database or
-        none; None for anything else (the server then refuses the login as it is)."""
+        (the world going live first, expired passwords locked), when ``database`` is the branch's database, its
+        default keyspace or none; a keyspace's schema when it names another keyspace of the branch
+        (dataplane/keyspaces.py); None for anything else (the server then refuses the login as it is)."""
         with self.lock:
             self._data_go_live()
             self.data_expire()
@@ -587,10 +596,15 @@ class DataPlaneHooks:
                     for branch in db.branches.values():
                         if any(r.model.username == username for r in branch.passwords.values()):
                             name = self.data_names.get(branch.model.id)
-                            if name is None or database not in (None, db.model.name):
+                            if name is None:
                                 return None
-                            self.made_schema(branch)
-                            return name
+                            if database in (None, db.model.name) or database in branch.keyspaces \
+                                    and branch.keyspaces[database].default:
+                                self.made_schema(branch)
+                                return name
+                            if database in branch.keyspaces:  # a keyspace named at login: its schema
+                                return self.made_keyspace_schema(branch, database)
+                            return None
         return None
 
     def data_serve(self) -> None:

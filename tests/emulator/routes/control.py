@@ -30,6 +30,7 @@ class DdlRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     statements: list[str] = Field(min_length=1)
+    keyspace: str | None = None  # a keyspace of the branch (its own schema); none: the default keyspace
 
 
 class DatabaseSettings(BaseModel):
@@ -173,7 +174,7 @@ async def seed(request: Request, body: SeedRequest):
 async def branch_ddl(request: Request, organization: str, database: str, branch: str, body: DdlRequest):
     """DDL on a branch, run on the server in its schema as a MySQL connection runs it: 422 for a statement the
     server refuses (its message)."""
-    return world_of(request).apply_branch_ddl(organization, database, branch, body.statements)
+    return world_of(request).apply_branch_ddl(organization, database, branch, body.statements, body.keyspace)
 
 
 @router.post("/databases/{organization}/{database}")

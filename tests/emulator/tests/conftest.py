@@ -187,6 +187,9 @@ class Api:
     def patch(self, path, **kwargs):
         return self.call("PATCH", path, **kwargs)
 
+    def put(self, path, **kwargs):
+        return self.call("PUT", path, **kwargs)
+
     def delete(self, path, **kwargs):
         return self.call("DELETE", path, **kwargs)
 

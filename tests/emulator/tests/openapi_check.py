@@ -14,7 +14,8 @@ Outcomes of one exchange:
 - ``violation``: a success status the operation does not declare, a body that does not match,
   or a success answer on a /v1 operation no file declares;
 - ``expected``: validated, and its only differences are the ones a lean setting
-  (``list_envelope``, ``cluster_rate_name``, ``lean_write_answers``, ``recorded_databases``, ``recorded_capacity``)
+  (``list_envelope``, ``cluster_rate_name``, ``lean_write_answers``, ``recorded_databases``, ``recorded_capacity``,
+  ``recorded_vitess``)
   or the body a fault rule was asked for produces
   on purpose, or a success status the platform answers beside the OpenAPI under a setting
   (``DEVIATIONS``: a database DELETE that opens a deletion request);
@@ -51,6 +52,8 @@ LEAN_WRITES = re.compile(r"^(PATCH /v1/.*/deploy-requests/\d+|POST /v1/.*/deploy
 LEAN_PASSWORD_CREATE = re.compile(r"^POST /v1/.*/branches/[^/]+/passwords$")
 # the answers that carry database records (a list or one): the recorded_databases setting leaves out ready and kind
 DATABASE_PATH = re.compile(r"/v1/organizations/[^/]+/databases(/[^/]+)?/?$")
+# the answers about keyspaces (records, lists, resize requests): the recorded_vitess setting makes them lean
+KEYSPACE_PATH = re.compile(r"^/v1/organizations/[^/]+/databases/[^/]+/branches/[^/]+/keyspaces(/|$)")
 # success statuses an operation does not declare that the platform answers under a setting
 # (../shared/reference/README.md, "More of the platform"): (operation, status) -> the setting that asks for it
 DEVIATIONS = {
@@ -270,6 +273,8 @@ class PublishedApi:
             return True  # a password's create answered without username, as a recorded answer of the platform
         if missing in ("ready", "kind") and settings.get("recorded_databases", False):
             return DATABASE_PATH.match(exchange.path) is not None
+        if settings.get("recorded_vitess", False) and KEYSPACE_PATH.match(exchange.path):
+            return True  # a lean keyspace record or list, a resize request without display names or vector fields
         if settings.get("recorded_capacity", False) and (missing.startswith("vtgate_") or missing == "replicas"):
             return True  # a branch without vtgate_* fields, a completed change request without replicas
         return missing == "cluster_name" and settings.get("cluster_rate_name", False)

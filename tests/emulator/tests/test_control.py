@@ -190,6 +190,7 @@ def test_settings(api):
         "zero_times": False,
         "recorded_databases": False,
         "recorded_capacity": False,
+        "recorded_vitess": False,
         "deploy_check_delay": 1.0,
         "deploy_step_delay": 1.0,
         "revert_window": 1800.0,

@@ -8,7 +8,7 @@ Mixed into state.World: every public method runs under its lock.
 from .models import Branch, BranchUpdate, LintError, SchemaTable
 from .records import BranchRecord, DatabaseRecord, OrgRecord, Paging, Principal, Window, locked, not_found, stamp
 from .records import unprocessable, window
-from ..dataplane.schema import lint, plain_html, run_statements, tables_of
+from ..dataplane.schema import plain_html, run_statements, tables_of
 
 
 class BranchLifecycle:
@@ -74,11 +74,10 @@ class BranchLifecycle:
 
     @locked
     def set_safe_migrations(self, org: OrgRecord, database: str, name: str, enabled: bool) -> Branch:
-        db = self.find_database(org, database)
         branch = self.find_branch(org, database, name)
         model = branch.model
         if enabled and not model.safe_migrations:
-            errors = lint(self.describe_branch(branch), db.model.name)
+            errors = self.keyspace_lint(branch)  # every keyspace's (world/keyspaces.py)
             if errors:
                 listed = "; ".join(f"table `{e['table_name']}`: {e['lint_error']}: {e['error_description']} "
                                    f"({e['docs_url']})" for e in errors)
@@ -92,23 +91,29 @@ class BranchLifecycle:
 
     @locked
     def branch_schema(self, org: OrgRecord, database: str, name: str, keyspace: str | None) -> list[SchemaTable]:
-        db = self.find_database(org, database)
+        """The tables of every keyspace of the branch (the default keyspace's first), or of the one named."""
         branch = self.find_branch(org, database, name)
-        if keyspace is not None and keyspace != db.model.name:
+        if branch.model.kind == "postgresql":
+            if keyspace is not None:
+                raise not_found("Keyspace")
+            return []
+        if keyspace is not None and keyspace not in branch.keyspaces:
             raise not_found("Keyspace")
-        return [SchemaTable(name=name, html=plain_html(raw), raw=raw) for name, raw in self.branch_tables(branch)]
+        names = [keyspace] if keyspace is not None else self.keyspace_names(branch)
+        return [SchemaTable(name=table, html=plain_html(raw), raw=raw)
+                for each in names for table, raw in self.keyspace_tables(branch, each)]
 
     @locked
     def branch_lint(self, org: OrgRecord, database: str, name: str, paging: Paging) -> Window[LintError]:
-        db = self.find_database(org, database)
         branch = self.find_branch(org, database, name)
-        return window([LintError(**error) for error in lint(self.describe_branch(branch), db.model.name)], paging)
+        return window([LintError(**error) for error in self.keyspace_lint(branch)], paging)
 
     @locked
-    def apply_branch_ddl(self, organization: str, database: str, name: str, statements: list[str]) -> dict:
-        """DDL on a branch, run on the server in the branch's schema as a MySQL connection runs it (in order; the
-        first statement the server refuses stops the batch, its message the 422's): refused on a branch with safe
-        migrations."""
+    def apply_branch_ddl(self, organization: str, database: str, name: str, statements: list[str],
+                         keyspace: str | None = None) -> dict:
+        """DDL on a branch, run on the server in the branch's schema (the keyspace's, when named) as a MySQL
+        connection runs it (in order; the first statement the server refuses stops the batch, its message the
+        422's): refused on a branch with safe migrations."""
         org = self.orgs.get(organization)
         if org is None:
             raise not_found("Organization")
@@ -119,11 +124,11 @@ class BranchLifecycle:
                                 "make the change on a development branch and deploy it with a deploy request")
         if branch.model.kind == "postgresql":
             raise unprocessable(f"Branch {name!r} is a PostgreSQL branch: its schema changes through a connection")
-        schema = self.made_schema(branch)
+        schema = self.made_schema(branch) if keyspace is None else self.made_keyspace_schema(branch, keyspace)
         try:
             run_statements(self.data, schema, statements)
         finally:
             branch.model.schema_last_updated_at = stamp(self.now())
             self.recheck(db, name)
         return {"branch": name, "tables": tables_of(self.data, schema),
-                "lint_errors": len(lint(self.describe_branch(branch), db.model.name))}
+                "lint_errors": len(self.keyspace_lint(branch, keyspace or db.model.name))}

@@ -11,9 +11,10 @@ admitted only from an address some entry lists for that role (an entry without a
 from every other address (``pg_hba.conf`` rewritten and reloaded, ``data_hba``). The server cannot restrict a
 login to a schema: an entry's ``schema`` is recorded, not enforced.
 
-Throttler: a MySQL database's keyspaces (one, named after the database) and their ratios (0..95); ``PATCH``
-takes ``ratio`` (every keyspace) or ``configurations`` ``[{keyspace_name, ratio}]`` (an unknown keyspace: 422);
-nothing is configured until the first ``PATCH`` (``configurations`` empty). A PostgreSQL database: 422.
+Throttler: a MySQL database's keyspaces (those of its production branch, world/keyspaces.py) and their ratios
+(0..95); ``PATCH`` takes ``ratio`` (every keyspace) or ``configurations`` ``[{keyspace_name, ratio}]`` (an unknown
+keyspace: 422); nothing is configured until the first ``PATCH`` (``configurations`` empty). A PostgreSQL database:
+422.
 
 Mixed into state.World: every public method runs under its lock.
 """
@@ -192,10 +193,14 @@ class PostgresNetwork:
                                 "requests of Vitess (MySQL) databases")
         return db, self._network()["throttler"].setdefault(db.model.id, {})
 
-    @staticmethod
-    def _throttler_of(db: DatabaseRecord, ratios: dict[str, float]) -> Throttler:
+    def _throttled_keyspaces(self, db: DatabaseRecord) -> list[str]:
+        """The keyspaces of the database's production (default) branch (world/keyspaces.py)."""
+        branch = db.branches.get(db.model.default_branch)
+        return self.keyspace_names(branch) if branch is not None and branch.keyspaces else [db.model.name]
+
+    def _throttler_of(self, db: DatabaseRecord, ratios: dict[str, float]) -> Throttler:
         model = db.model
-        return Throttler(keyspaces=[model.name],
+        return Throttler(keyspaces=self._throttled_keyspaces(db),
                          configurable=ResourceRef(id=model.id, name=model.name, created_at=model.created_at,
                                                   updated_at=model.updated_at),
                          configurations=[ThrottlerConfiguration(keyspace_name=name, ratio=ratio)
@@ -208,7 +213,7 @@ class PostgresNetwork:
     @locked
     def update_database_throttler(self, org: OrgRecord, database: str, body: ThrottlerUpdate) -> Throttler:
         db, ratios = self._throttler(org, database)
-        keyspaces = [db.model.name]
+        keyspaces = self._throttled_keyspaces(db)
         unknown = [c.keyspace_name for c in body.configurations or [] if c.keyspace_name not in keyspaces]
         if unknown:
             raise unprocessable(f"Keyspace {unknown[0]!r} is not a keyspace of database {database!r} (its keyspaces: "

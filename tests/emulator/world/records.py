@@ -80,6 +80,10 @@ FULL.update(lean_write_answers=False, zero_times=False)
 # completed change request no replicas.
 LEAN.update(recorded_capacity=True)
 FULL.update(recorded_capacity=False)
+# What the platform's answers about keyspaces say (issue 46): lean keyspace records, lists without per_page, resize
+# requests without display names and vector fields, a VSchema's html beside raw.
+LEAN.update(recorded_vitess=True)
+FULL.update(recorded_vitess=False)
 
 
 def expand_lean(changes: dict) -> dict:
@@ -118,6 +122,10 @@ class Settings(BaseModel):
     recorded_capacity: bool = Field(
         False, description="branch records carry replicas (the count) and no vtgate_* fields, and completed change "
         "requests no replicas, as the platform's recorded ones: the VTGates are in the newest completed resize")
+    recorded_vitess: bool = Field(
+        False, description="keyspace records carry only type, id, name, shards, sharded and times, keyspace lists no "
+        "per_page, keyspace resize requests no display names nor vector fields (a pending one its completed_at), an "
+        "actor without avatar_url, and VSchema answers html beside raw, as the platform's recorded answers")
     deploy_check_delay: float = Field(1.0, ge=0, description="seconds a new deploy request stays pending (its check)")
     deploy_step_delay: float = Field(1.0, ge=0, description="seconds each step of a deploy, cancel or revert takes")
     revert_window: float = Field(1800.0, ge=0, description="seconds a deployed request can be reverted")
@@ -155,7 +163,8 @@ class Settings(BaseModel):
     def serialization(self) -> dict:
         """The serialization context of the record shapes these settings ask for."""
         return {"type_keys": self.type_keys, "cluster_rate_name": self.cluster_rate_name, "zero_times": self.zero_times,
-                "recorded_databases": self.recorded_databases, "recorded_capacity": self.recorded_capacity}
+                "recorded_databases": self.recorded_databases, "recorded_capacity": self.recorded_capacity,
+                "recorded_vitess": self.recorded_vitess}
 
 
 class Clock:
@@ -235,6 +244,7 @@ class BranchRecord:
     base: dict | None = None  # the description it was made from (its deploy requests' base); None: its target's
     backups: dict[str, Any] = field(default_factory=dict)  # id -> backups.BackupRecord
     roles: dict[str, Any] = field(default_factory=dict)  # id -> postgres.RoleRecord (PostgreSQL branches)
+    keyspaces: dict[str, Any] = field(default_factory=dict)  # name -> keyspaces.KeyspaceRecord (MySQL branches)
 
     def settle(self, now: datetime) -> Branch:
         ready = now >= self.ready_at

@@ -44,9 +44,11 @@ from .backups import Backups
 from .bouncers import Bouncers
 from .capacity import Capacity
 from .databases import Databases, size_for
+from ..dataplane.keyspaces import KeyspaceSchemas
 from ..dataplane.schema import SchemaHooks
 from ..dataplane.servers import DataPlaneHooks
 from .deploys import DeployRequests
+from .keyspaces import Keyspaces
 from .lifecycle import BranchLifecycle
 from .network import PostgresNetwork
 from .oauth import Authority
@@ -83,7 +85,8 @@ SSO_MANAGED = "Teams managed by single sign-on cannot be updated"
 
 
 class World(AuditLog, Bouncers, Capacity, TrafficBudgets, Webhooks, Access, BranchLifecycle, DeployRequests,
-            Databases, Backups, Roles, DataPlaneHooks, SchemaHooks, PostgresNetwork, Upkeep):
+            Databases, Backups, Roles, DataPlaneHooks, SchemaHooks, PostgresNetwork, Upkeep, Keyspaces,
+            KeyspaceSchemas):
     def __init__(self, settings: Settings):
         self.lock = threading.RLock()
         self.settings = settings
@@ -196,8 +199,10 @@ class World(AuditLog, Bouncers, Capacity, TrafficBudgets, Webhooks, Access, Bran
         record = BranchRecord(model, ready_at=created + timedelta(seconds=delay))
         db.branches[name] = record
         self.data_branch_created(db, record)
+        self.keyspaces_branched(db, record, parent)  # its default keyspace, or its parent's keyspaces
         if parent is not None:  # a new branch starts with its parent's schema and remembers it (its base)
             self.data_schema_branched(record, parent)
+            self.data_keyspaces_branched(record, parent)
         record.settle(self.now())
         return record
 
@@ -339,6 +344,7 @@ class World(AuditLog, Bouncers, Capacity, TrafficBudgets, Webhooks, Access, Bran
             raise not_found("Database")
         self.settle_deploys(db)
         self.settle_capacity(db)  # completed change and resize requests reach their branches
+        self.settle_keyspaces(db)  # and completed keyspace resize requests their keyspaces
         return db
 
     def find_branch(self, org: OrgRecord, database: str, name: str) -> BranchRecord:
