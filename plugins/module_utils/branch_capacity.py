@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.branches import (
-    check_storage, cluster_size, first, other_size, size_name)
+    ENGINES, check_storage, cluster_size, first, listed_size, other_size)
 from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import (
     REQUESTS, consent_to_restart, flat_parameters, parameter_problem, parameter_text, request_path, restarting,
     running)
@@ -24,7 +24,6 @@ STORAGE = dict(minimum_bytes="minimum_storage_bytes", maximum_bytes="maximum_sto
 VTGATE = dict((name, "vtgate_" + name) for name in ("size", "count", "max_count", "autoscaling",
                                                     "target_cpu_utilization"))
 ENGINE_OPTIONS = dict(postgresql=("replicas", "storage", "parameters"), mysql=("vtgate",))
-ENGINES = dict(postgresql="PostgreSQL", mysql="MySQL")
 WRONG_ENGINE = "%s only for %s branches, and branch %r of database %r is a %s branch; leave %s out."
 
 
@@ -97,15 +96,7 @@ class BranchCapacity(CapacityChanges):
                                         "branch's parameters and their ranges." % (name, problem))
 
     def want_size(self, kind):
-        size = self.params["cluster_size"]
-        name = size_name(size)
-        answer = self.client.request("GET", self.module.org_path("cluster-size-skus"),
-                                     params=dict(engine=kind or "mysql"), any_json=True)
-        skus = answer.get("data", []) if isinstance(answer, dict) else answer or []
-        names = [sku.get("name") for sku in skus if isinstance(sku, dict) and sku.get("enabled", True)]
-        if name not in names:
-            raise ModuleFailure("cluster_size %s is not a %s cluster size organization %r may use: one of %s." % (
-                size, ENGINES.get(kind, kind), self.params["organization"], ", ".join(names)))
+        name = listed_size(self.module, self.params["cluster_size"], kind)
         if "cluster_size" in self.want:
             self.want["cluster_size"] = name
 

@@ -43,6 +43,23 @@ def check_cluster_size(size):
                             "planetscale.cloud.cluster_size_info), not %r." % size)
 
 
+ENGINES = dict(postgresql="PostgreSQL", mysql="MySQL")
+
+
+def listed_size(module, size, kind):
+    """A cluster size (SIZE_10 spelt PS_10) that the organization may use for the engine (kind: mysql, postgresql;
+    None: mysql), as cluster-size-skus lists its enabled sizes; ModuleFailure naming those it may use otherwise."""
+    name = size_name(size)
+    answer = module.client.request("GET", module.org_path("cluster-size-skus"), params=dict(engine=kind or "mysql"),
+                                   any_json=True)
+    skus = answer.get("data", []) if isinstance(answer, dict) else answer or []
+    names = [sku.get("name") for sku in skus if isinstance(sku, dict) and sku.get("enabled", True)]
+    if name not in names:
+        raise ModuleFailure("cluster_size %s is not a %s cluster size organization %r may use: one of %s." % (
+            size, ENGINES.get(kind, kind), module.params["organization"], ", ".join(names)))
+    return name
+
+
 def size_name(size):
     """A cluster size as the platform names it: SIZE_10, the older spelling, is PS_10; other names are kept."""
     return "PS_" + size[len("SIZE_"):] if size.startswith("SIZE_") else size

@@ -3,10 +3,10 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Capacity changed in place, by requests the platform runs: the state machine of a module whose resource is resized
 where it stands (a branch: its cluster size, replicas, storage, parameters and VTGates; a keyspace of a branch, by the
-same kind of request: its cluster size and replicas). What the task gives is compared with what the resource has;
-what differs is sent, one write per request and never twice after a lost answer, and each request made is waited for
-until it completes. A request made elsewhere, still running, is waited for first; cancel_pending() cancels those that
-have not started resizing.
+same kind of request: its cluster size and extra replicas; a bouncer waits for its resize request with
+request_waiter()). What the task gives is compared with what the resource has; what differs is sent, one write per
+request and never twice after a lost answer, and each request made is waited for until it completes. A request made
+elsewhere, still running, is waited for first; cancel_pending() cancels those that have not started resizing.
 
 A request goes queued or pending, then resizing, then completed, or canceled (capacity.REQUEST_STATES). The resource
 lists its requests of each kind below its path, newest first, and DELETE <resource>/resizes cancels those pending.
@@ -35,10 +35,11 @@ def request_label(kinds, kind, request, label):
     return "%s %r of %s" % (kinds[kind][0], (request or {}).get("id"), label)
 
 
-def request_waiter(what, resource, foreign=False):
-    """The wait for a request (what: its request_label()) of a resource (the word: branch) to end: completed, or, for
-    a request this task made (foreign false), a failure at once when it is canceled, naming the state. A request made
-    elsewhere (foreign) is waited for until it ends either way."""
+def request_waiter(what, resource, foreign=False, key="request"):
+    """The wait for a request (what: its request_label()) of a resource (the word: branch, keyspace, bouncer) to end:
+    completed, or, for a request this task made (foreign false), a failure at once when it is canceled, naming the
+    state. A request made elsewhere (foreign) is waited for until it ends either way. key: the failure's result key
+    for the request as last read."""
 
     def failed(record):
         if record is None:
@@ -48,7 +49,7 @@ def request_waiter(what, resource, foreign=False):
                     "run the task again." % (capital(what), resource))
         return None
     return Waiter("%s to complete" % what, done=lambda r: r.get("state") in (ENDED if foreign else ("completed",)),
-                  state=lambda r: r.get("state"), failed=failed, key="request")
+                  state=lambda r: r.get("state"), failed=failed, key=key)
 
 
 def cancel_pending(module, url, kinds):

@@ -184,14 +184,14 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import r
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import (
     consent_to_restart, flat_parameters, parameter_problem, parameter_text, restarting, running)
+from ansible_collections.planetscale.cloud.plugins.module_utils.capacity_changes import request_waiter
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
     CONNECTION, CREDENTIALS, ORGANIZATION, WAIT)
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Outcome, Resource, capital
-from ansible_collections.planetscale.cloud.plugins.module_utils.settle import Waiter, write_and_settle
+from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
 
 PORT = 6432
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
-ENDED = ("completed", "canceled")
 # option -> the key of the resize request's body
 BODY = dict(size="bouncer_size", target="target", replicas_per_cell="replicas_per_cell")
 
@@ -362,16 +362,7 @@ class PostgresBouncer(Resource):
 
     def waiter(self, request, foreign=False):
         what = "resize request %r of %s" % (request.get("id"), self.label())
-
-        def failed(record):
-            if record is None:
-                return "%s is gone while waiting for it to complete." % capital(what)
-            if record.get("state") == "canceled" and not foreign:
-                return ("%s ended in state 'canceled': the bouncer keeps what it had before; see why on the platform "
-                        "and run the task again." % capital(what))
-            return None
-        return Waiter("%s to complete" % what, done=lambda r: r.get("state") in (ENDED if foreign else ("completed",)),
-                      state=lambda r: r.get("state"), failed=failed, key="resize_request")
+        return request_waiter(what, "bouncer", foreign, key="resize_request")
 
     def result_keys(self, resource):
         keys = dict(bouncer=resource, connection=dict(port=PORT, username_suffix="|" + self.params["name"]))

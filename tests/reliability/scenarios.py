@@ -13,6 +13,8 @@ the others have no_log.
 
 from __future__ import annotations
 
+import json
+
 from harness import REVEALS, module_defaults, play, task
 
 BRANCH = "rel-a"
@@ -115,6 +117,19 @@ def every_module(emulator, **connection):
              keyspaces=[dict(name=database, ratio=40)]),
         task("Throttle keyspace app, a no-op", "database_throttler", database=database,
              keyspaces=[dict(name=database, ratio=40)]),
+        task("Create keyspace rel-ks of two shards", "keyspace", database=database, branch="{{ world.branch }}",
+             name="rel-ks", shards=2, cluster_size="PS_10"),
+        task("Ensure keyspace rel-ks, a no-op", "keyspace", database=database, branch="{{ world.branch }}",
+             name="rel-ks", shards=2, cluster_size="PS_10"),
+        task("Declare the VSchema of rel-ks", "vschema", database=database, branch="{{ world.branch }}",
+             keyspace="rel-ks", vschema=dict(sharded=True, vindexes=dict(hash=dict(type="hash")))),
+        task("Declare it again as JSON text, a no-op", "vschema", database=database, branch="{{ world.branch }}",
+             keyspace="rel-ks", vschema='{"vindexes": {"hash": {"type": "hash"}}, "sharded": true}'),
+        task("Create keyspace rel-ks-gone", "keyspace", database=database, branch="{{ world.branch }}",
+             name="rel-ks-gone", cluster_size="PS_10", wait=False),
+        task("Delete keyspace rel-ks-gone", "keyspace", database=database, branch="{{ world.branch }}",
+             name="rel-ks-gone", state="absent"),
+        task("List the keyspaces of main", "keyspace_info", database=database, branch="{{ world.branch }}"),
         task("Read the parameters of pgapp", "postgres_parameter_info", namespace="pgconf", **POSTGRES),
         task("Read the extensions of pgapp", "postgres_extension_info", available=True, **POSTGRES),
         task("Create bouncer rel-pool", "postgres_bouncer", name="rel-pool", target="replica", replicas_per_cell=2,
@@ -255,6 +270,9 @@ def end_state(emulator):
         (r["kind"], r.get("fingerprint") or "", sorted((t["key"], t["value"]) for t in r["tags"])) for r in b["rules"]))
         for b in emulator.list("/organizations/%s/databases/%s/branches/%s/traffic/budgets" % (
             org, postgres["database"], postgres["branch"])))
+    keyspaces = sorted((k["name"], k["shards"], k["sharded"]) for k in emulator.list(base + "/branches/main/keyspaces"))
+    vschemas = dict((k[0], json.loads(emulator.api("GET", base + "/branches/main/keyspaces/%s/vschema" % k[0])["raw"]
+                                      or "{}")) for k in keyspaces)
     settings = emulator.api("GET", "/organizations/%s" % org)
     organization = (settings["billing_email"], settings["idp_managed_roles"], settings["invoice_budget_amount"])
     return dict(organization=organization,
@@ -264,4 +282,5 @@ def end_state(emulator):
                 passwords=passwords, teams=teams, deploys=deploys, production_tables=tables, webhooks=webhooks,
                 service_tokens=tokens, members=members, roles=roles, ip_restrictions=restrictions,
                 throttler=sorted((c["keyspace_name"], c["ratio"]) for c in throttler), bouncers=bouncers,
-                traffic_budgets=budgets, schema_recommendations=recommendations)
+                traffic_budgets=budgets, schema_recommendations=recommendations, keyspaces=keyspaces,
+                vschemas=vschemas)

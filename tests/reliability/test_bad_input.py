@@ -80,6 +80,9 @@ VALID = {
     "traffic_budget_info": dict(database="pgapp", branch="main"),
     "webhook": dict(database="app", url="https://hooks.example.com/bad-input"),
     "webhook_info": dict(database="app"),
+    "keyspace": dict(database="app", branch="main", name="bad-input", cluster_size="PS_10", wait=False),
+    "keyspace_info": dict(database="app", branch="main"),
+    "vschema": dict(database="app", branch="main", keyspace="app", vschema=dict(sharded=False)),
 }
 # What the modules' classes tell: each module's own options by type, the options that become path segments,
 # name a branch or must not be blank, and the options it requires. A new module gets its cases from these;
@@ -155,6 +158,8 @@ CONFLICTS = {
     "password": [dict(cidrs=["10.0.0.0/8", "10.9.8.7/0"])],
     "database_throttler": [dict(ratio=96), dict(ratio=None, keyspaces=[dict(name="app", ratio=100)]),
                            dict(keyspaces=[dict(name="app", ratio=5)])],
+    "keyspace": [dict(shards=0), dict(cluster_size="PS 10")],
+    "vschema": [dict(vschema="{not json"), dict(vschema=[1]), dict(vschema="just words")],
     "postgres_bouncer": [dict(name="Read Pool"), dict(parameters=dict(default_pool_size=dict(value=1))),
                          dict(replicas_per_cell=0)],
 }
@@ -459,7 +464,13 @@ ENDPOINTS = (
     "/v1/organizations/{}/databases/{}/schema-recommendations/{}/dismiss",
     "/v1/organizations/{}/databases/{}/maintenance-schedules",
     "/v1/organizations/{}/databases/{}/maintenance-schedules/{}",
-    "/v1/organizations/{}/databases/{}/maintenance-schedules/{}/windows")
+    "/v1/organizations/{}/databases/{}/maintenance-schedules/{}/windows",
+    "/v1/organizations/{}/databases/{}/branches/{}/keyspaces",
+    "/v1/organizations/{}/databases/{}/branches/{}/keyspaces/{}",
+    "/v1/organizations/{}/databases/{}/branches/{}/keyspaces/{}/resizes",
+    "/v1/organizations/{}/databases/{}/branches/{}/keyspaces/{}/resizes/{}",
+    "/v1/organizations/{}/databases/{}/branches/{}/keyspaces/{}/rollout-status",
+    "/v1/organizations/{}/databases/{}/branches/{}/keyspaces/{}/vschema")
 PATTERNS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]+") + "$") for template in ENDPOINTS]
 # The fixed segments of the endpoints' paths (every other segment of a request's path is a value of a case)
 WORDS = set(segment for template in ENDPOINTS for segment in template.split("/") if segment and segment != "{}")

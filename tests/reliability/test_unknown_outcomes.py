@@ -15,6 +15,7 @@ and deletes nothing.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -826,3 +827,46 @@ def test_a_create_lost_before_it_was_applied_never_deletes_another_runs_same_cre
     log = emulator.requests()
     assert len([e for e in log if e["method"] == "POST" and re.search(case["path"], e["path"])]) == 2
     assert not [e for e in log if e["method"] == "DELETE"]
+
+
+# Keyspaces and their VSchema (issue 46) ------------------------------------------------------------
+
+KEYSPACES_PATH = DB_PATH + "/branches/main/keyspaces"
+KEYSPACE_WRITES = [("POST", KEYSPACES_PATH + "$"), ("PUT", KEYSPACES_PATH + "/uo-resize/resizes$"),
+                   ("DELETE", KEYSPACES_PATH + "/uo-gone$"), ("PATCH", KEYSPACES_PATH + "/uo-resize/vschema$")]
+
+
+@pytest.mark.parametrize("mode", WRITE_CASES)
+def test_each_keyspace_write_with_an_unknown_outcome_is_applied_once(emulator, direct, figures, mode):
+    """A keyspace's create, resize and delete, and a VSchema, whose answers were lost: one keyspace made, one resize
+    request (found running or ended, and waited for), the deleted one gone, the VSchema set; every task reports the
+    change."""
+    base = "/organizations/acme/databases/app/branches/main/keyspaces"
+    emulator.settings(change_step_delay=0, ready_delay=0)
+    for name in ("uo-resize", "uo-gone"):
+        emulator.api("POST", base, dict(name=name, cluster_size="PS_10"))
+    # a completed resize, so that the size is known in the lean shapes too (their records state none)
+    emulator.api("PUT", base + "/uo-resize/resizes", dict(extra_replicas=1))
+    emulator.settings(change_step_delay=0.3)
+    rules = [dict(MODES[mode], method=method, path=path, times=1) for method, path in KEYSPACE_WRITES]
+    emulator.clear_requests()
+    emulator.faults(*rules)
+    where = dict(database="app", branch="main")
+    run = direct.run([play([
+        task("Create keyspace uo-new", "keyspace", name="uo-new", shards=2, cluster_size="PS_10", **where),
+        task("Resize keyspace uo-resize", "keyspace", name="uo-resize", cluster_size="PS_20", **where),
+        task("Delete keyspace uo-gone", "keyspace", name="uo-gone", state="absent", **where),
+        task("Route uo-resize explicitly", "vschema", keyspace="uo-resize",
+             vschema=dict(require_explicit_routing=True), **where),
+    ], defaults=module_defaults())], emulator=emulator, label="keyspace unknown outcomes %s" % mode)
+    _faults_met(emulator, run, rules, figures)
+
+    keyspaces = dict((k["name"], k) for k in emulator.list(base))
+    assert sorted(keyspaces) == ["app", "uo-new", "uo-resize"] and keyspaces["uo-new"]["shards"] == 2
+    resizes = [r for r in emulator.list(base + "/uo-resize/resizes") if r["cluster_name"] == "PS_20"]
+    figures["duplicates"] += max(0, len(resizes) - 1)
+    assert [r["state"] for r in resizes] == ["completed"]
+    # none when the request had ended before the read-back found it (the keyspace has the size: applied)
+    assert [r["state"] for r in run.result("Resize keyspace uo-resize").result["resize_requests"]] in (
+        [], ["completed"])
+    assert json.loads(emulator.api("GET", base + "/uo-resize/vschema")["raw"]) == dict(require_explicit_routing=True)

@@ -68,11 +68,12 @@ def test_the_options_naming_branches_are_the_ones_expected():
                      ("branch_change_info", "branch"), ("branch_info", "name"), ("branch_schema_info", "branch"),
                      ("database", "default_branch"), ("deploy_request", "branch"), ("deploy_request", "into_branch"),
                      ("deploy_request_info", "branch"), ("deploy_request_info", "into_branch"),
-                     ("password", "branch"), ("password_info", "branch"), ("postgres_bouncer", "branch"),
+                     ("keyspace", "branch"), ("keyspace_info", "branch"), ("password", "branch"),
+                     ("password_info", "branch"), ("postgres_bouncer", "branch"),
                      ("postgres_bouncer_info", "branch"), ("postgres_extension_info", "branch"),
                      ("postgres_parameter_info", "branch"), ("postgres_role", "branch"),
                      ("postgres_role_info", "branch"), ("query_pattern_info", "branch"), ("traffic_budget", "branch"),
-                     ("traffic_budget_info", "branch")]
+                     ("traffic_budget_info", "branch"), ("vschema", "branch")]
     assert all(sorted(module_class(module).branch_naming()) == sorted(branch_options(module)) for module in MODULES)
 
 

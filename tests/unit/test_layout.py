@@ -46,9 +46,6 @@ EXCEPTIONS = {
 EXCEPTED_FILES = {
     "module_utils/deploy_machine.py": "deploy_request's state machine: settings, deploy, cutover, revert, waits",
     "module_utils/grants.py": "token's grants: the form, the tokens and their lifetime, a hint for each refusal",
-    # The machine that changes capacity in place by change and resize requests: the branch module's, and the keyspace
-    # module's (a keyspace of a branch is resized by the same requests) when it comes.
-    "module_utils/capacity_changes.py": "capacity changed in place: compare, send, wait, requests made elsewhere",
     "module_utils/branch_capacity.py": "branch's capacity: engines, sizes, parameters, storage, VTGates, requests",
     "module_utils/branch_lifecycle.py": "branch's lifecycle: promote, demote, safe migrations, deletion protection",
 }
