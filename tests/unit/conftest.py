@@ -97,7 +97,7 @@ class ScriptedServer:
 
         self.httpd = Counting(("127.0.0.1", 0), Handler)
         self.url = "http://127.0.0.1:%d" % self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs=dict(poll_interval=0.05), daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs=dict(poll_interval=0.005), daemon=True)
         self.thread.start()
 
     def close(self):
