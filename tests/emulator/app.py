@@ -7,7 +7,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from .routes import (access, api, audit, bouncers, capacity, control, databases, keyspaces, network, oauth,
-                     postgres, traffic_budgets, upkeep)
+                     postgres, traffic_budgets, upkeep, workflows)
 from .routes.traffic import TrafficMiddleware
 from .world.audit import AuditRecorder
 from .world.records import ApiError, OAuthError, Settings
@@ -69,6 +69,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(capacity.control)
     app.include_router(keyspaces.router)
     app.include_router(keyspaces.control)
+    app.include_router(workflows.router)
     app.include_router(network.router)
     app.include_router(bouncers.router)
     app.include_router(bouncers.control)

@@ -5,7 +5,9 @@ path, status, content type, body, the settings in force and the fault rule that 
 any. ``PublishedApi`` reads every ``platform-openapi-*.json`` in ``../shared/reference/``
 beside the project root (read at test time, never copied into the project) and validates an
 exchange with openapi-core against whichever file declares its operation; a file added there
-later (new endpoints) joins without a change here.
+later (new endpoints) joins without a change here. The whole published file,
+``platform-openapi.json``, is read last: an operation none of the excerpts declares (workflows)
+is validated against it.
 
 Outcomes of one exchange:
 
@@ -15,7 +17,7 @@ Outcomes of one exchange:
   or a success answer on a /v1 operation no file declares;
 - ``expected``: validated, and its only differences are the ones a lean setting
   (``list_envelope``, ``cluster_rate_name``, ``lean_write_answers``, ``recorded_databases``, ``recorded_capacity``,
-  ``recorded_vitess``)
+  ``recorded_vitess``: keyspaces and workflows)
   or the body a fault rule was asked for produces
   on purpose, or a success status the platform answers beside the OpenAPI under a setting
   (``DEVIATIONS``: a database DELETE that opens a deletion request);
@@ -41,6 +43,7 @@ from openapi_core.testing import MockRequest, MockResponse
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 REFERENCE = PROJECT_ROOT.parent / "shared" / "reference"
 PATTERN = "platform-openapi-*.json"
+WHOLE = "platform-openapi.json"  # the whole published file: for the operations no excerpt declares (workflows)
 SERVER = "https://api.planetscale.com"  # the servers entry of the published files is {SERVER}/v1
 CONTROL_PREFIX = "/_emulator/"
 SIGNED_PREFIX = "/_emulator/signed/"
@@ -54,6 +57,14 @@ LEAN_PASSWORD_CREATE = re.compile(r"^POST /v1/.*/branches/[^/]+/passwords$")
 DATABASE_PATH = re.compile(r"/v1/organizations/[^/]+/databases(/[^/]+)?/?$")
 # the answers about keyspaces (records, lists, resize requests): the recorded_vitess setting makes them lean
 KEYSPACE_PATH = re.compile(r"^/v1/organizations/[^/]+/databases/[^/]+/branches/[^/]+/keyspaces(/|$)")
+# the answers about workflows: recorded_vitess leaves these keys out (per_page of the list) and makes the actors and the
+# subtype null; lean_write_answers makes the complete action's answer say "complete", a state the enum lacks
+WORKFLOW_PATH = re.compile(r"^/v1/organizations/[^/]+/databases/[^/]+/workflows(/|$)")
+RECORDED_WORKFLOW_WITHOUT = {"defer_secondary_keys", "on_ddl", "workflow_errors", "may_restart",
+                             "sequence_tables_applied", "global_keyspace", "per_page"}
+RECORDED_WORKFLOW_NULL = re.compile(
+    r"at (/data/\d+)?/(\w+_by|workflow_subtype): None (for not nullable|is not of type '\w+')$")
+LEAN_COMPLETE = re.compile(r"^PATCH /v1/.*/workflows/\d+/complete$")
 # success statuses an operation does not declare that the platform answers under a setting
 # (../shared/reference/README.md, "More of the platform"): (operation, status) -> the setting that asks for it
 DEVIATIONS = {
@@ -134,7 +145,11 @@ class RecordingSend:
 
 
 def reference_files(directory: Path = REFERENCE) -> list[Path]:
-    return sorted(directory.glob(PATTERN)) if directory.is_dir() else []
+    """The excerpts (PATTERN), then the whole published file when it is there."""
+    if not directory.is_dir():
+        return []
+    whole = directory / WHOLE
+    return sorted(directory.glob(PATTERN)) + ([whole] if whole.is_file() else [])
 
 
 def missing_reason(directory: Path = REFERENCE) -> str | None:
@@ -221,8 +236,13 @@ class PublishedApi:
             return Outcome("violation", exchange, "", [f"no published OpenAPI file declares {exchange.method} "
                                                        f"{exchange.path}, yet the emulator answered it"])
         problems: list[str] = []
+        declared = False
         for name, spec in self.specs:
-            problems += self._problems(name, spec, exchange)
+            if declared and name == WHOLE:
+                break  # an excerpt declared it: the whole file says the same
+            found = self._problems(name, spec, exchange)
+            declared = declared or found is not None
+            problems += found or []
         if set(problems) == {"undeclared status"}:
             setting = DEVIATIONS.get((operation, exchange.status))
             if setting and exchange.settings.get(setting):
@@ -235,13 +255,14 @@ class PublishedApi:
         return Outcome("violation" if unexpected else "expected", exchange, operation, unexpected or problems)
 
     @staticmethod
-    def _problems(name: str, spec: OpenAPI, exchange: Exchange) -> list[str]:
+    def _problems(name: str, spec: OpenAPI, exchange: Exchange) -> list[str] | None:
+        """The problems of the answer by the file's operation; None when the file does not declare it."""
         request = MockRequest(SERVER, exchange.method.lower(), exchange.path)
         response = MockResponse(exchange.body, exchange.status, content_type=exchange.content_type)
         try:
             spec.validate_response(request, response)
         except PathError:
-            return []  # another file declares it
+            return None  # another file declares it
         except ResponseNotFound:
             return ["undeclared status"]
         except Exception as exc:  # openapi-core's validation errors: one problem per schema error
@@ -257,6 +278,12 @@ class PublishedApi:
         if exchange.fault and exchange.fault.get("body"):
             return True  # the rule asked for that body: a deliberately malformed or foreign answer
         settings = exchange.settings
+        workflow = settings.get("recorded_vitess", False) and WORKFLOW_PATH.match(exchange.path) is not None
+        if workflow and RECORDED_WORKFLOW_NULL.search(problem):
+            return True  # a workflow's workflow_subtype and *_by actors null, as the platform's recorded ones
+        if settings.get("lean_write_answers") and LEAN_COMPLETE.search(f"{exchange.method} {exchange.path}") \
+                and re.search(r"at /state: 'complete' is not one of", problem):
+            return True  # the complete action's recorded answer says complete
         match = re.search(r"at (\S*): missing required '([^']+)'$", problem)
         if match is None:
             return False
@@ -271,10 +298,13 @@ class PublishedApi:
         if settings.get("lean_write_answers") and missing == "username" and LEAN_PASSWORD_CREATE.search(
                 f"{exchange.method} {exchange.path}"):
             return True  # a password's create answered without username, as a recorded answer of the platform
-        if missing in ("ready", "kind") and settings.get("recorded_databases", False):
-            return DATABASE_PATH.match(exchange.path) is not None
+        if missing in ("ready", "kind") and settings.get("recorded_databases", False) \
+                and DATABASE_PATH.match(exchange.path) is not None:
+            return True  # a database without ready and kind (a keyspace without ready: recorded_vitess, below)
         if settings.get("recorded_vitess", False) and KEYSPACE_PATH.match(exchange.path):
             return True  # a lean keyspace record or list, a resize request without display names or vector fields
+        if workflow and missing in RECORDED_WORKFLOW_WITHOUT:
+            return True  # a workflow (or their list) without the keys the platform's recorded ones lack
         if settings.get("recorded_capacity", False) and (missing.startswith("vtgate_") or missing == "replicas"):
             return True  # a branch without vtgate_* fields, a completed change request without replicas
         return missing == "cluster_name" and settings.get("cluster_rate_name", False)

@@ -202,12 +202,17 @@ def test_settings(api):
         "change_step_delay": 1.0,
         "change_initial_state": "pending",
         "change_fail_state": None,
+        "workflow_copy_delay": 1.0,
+        "workflow_step_delay": 1.0,
+        "workflow_fail_state": None,
+        "workflow_verify_stale_after": 86400.0,
     }
     changed = api.control("POST", "/settings", json={"ready_delay": 0.5, "token_ttl": 120})
     assert changed.json()["ready_delay"] == 0.5 and changed.json()["token_ttl"] == 120
     for bad in ({"ready_delay": -1}, {"rate_limit": 0}, {"token_ttl": "x"}, {"unknown": 1},
                 {"deploy_step_delay": -1}, {"deploy_fail_state": "broken"}, {"backup_fail_state": "success"},
-                {"backup_step_delay": -1}, {"multiple_admins_required_for_deletion": "maybe"}):
+                {"backup_step_delay": -1}, {"multiple_admins_required_for_deletion": "maybe"},
+                {"workflow_step_delay": -1}, {"workflow_fail_state": "cancelled"}):
         response = api.control("POST", "/settings", json=bad)
         assert response.status_code == 422 and response.json()["code"] == "invalid_params"
 

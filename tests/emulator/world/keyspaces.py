@@ -398,6 +398,7 @@ class Keyspaces:
         if record.default:
             raise unprocessable(f"Keyspace {keyspace!r} is the default keyspace of branch {branch!r} and cannot be "
                                 "deleted")
+        self.refuse_keyspace_of_live_workflow(org.databases[database], found, keyspace)  # world/workflows.py
         self.data_keyspace_removed(found, keyspace)
         del found.keyspaces[keyspace]
         self._keyspaces_changed(found)

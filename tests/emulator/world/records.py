@@ -81,7 +81,8 @@ FULL.update(lean_write_answers=False, zero_times=False)
 LEAN.update(recorded_capacity=True)
 FULL.update(recorded_capacity=False)
 # What the platform's answers about keyspaces say (issue 46): lean keyspace records, lists without per_page, resize
-# requests without display names and vector fields, a VSchema's html beside raw.
+# requests without display names and vector fields, a VSchema's html beside raw; workflows without the keys their
+# recorded answers lack, with null actors.
 LEAN.update(recorded_vitess=True)
 FULL.update(recorded_vitess=False)
 
@@ -125,7 +126,9 @@ class Settings(BaseModel):
     recorded_vitess: bool = Field(
         False, description="keyspace records carry only type, id, name, shards, sharded and times, keyspace lists no "
         "per_page, keyspace resize requests no display names nor vector fields (a pending one its completed_at), an "
-        "actor without avatar_url, and VSchema answers html beside raw, as the platform's recorded answers")
+        "actor without avatar_url, VSchema answers html beside raw, and workflows without defer_secondary_keys, "
+        "on_ddl, workflow_errors, may_restart, sequence_tables_applied, global_keyspace, with a null "
+        "workflow_subtype and null *_by actors (lists without per_page), as the platform's recorded answers")
     deploy_check_delay: float = Field(1.0, ge=0, description="seconds a new deploy request stays pending (its check)")
     deploy_step_delay: float = Field(1.0, ge=0, description="seconds each step of a deploy, cancel or revert takes")
     revert_window: float = Field(1800.0, ge=0, description="seconds a deployed request can be reverted")
@@ -144,6 +147,17 @@ class Settings(BaseModel):
         "pending", description="the state a new change or resize request starts in")
     change_fail_state: Literal["canceled"] | None = Field(
         None, description="change and resize requests asked while set end canceled instead of completed")
+    workflow_copy_delay: float = Field(
+        1.0, ge=0, description="seconds a new (or retried) workflow stays copying before it is running (its rows "
+        "copied)")
+    workflow_step_delay: float = Field(
+        1.0, ge=0, description="seconds each other step of a workflow takes: verifying_data, switching_replicas, "
+        "switching_primaries, reversing_traffic, cutting_over, reversing_traffic_for_cancel, cancelling")
+    workflow_fail_state: Literal["error"] | None = Field(
+        None, description="workflows created (or retried) while set end their copy in error (workflow_errors, "
+        "may_retry); null: the copy succeeds")
+    workflow_verify_stale_after: float = Field(
+        86400.0, ge=0, description="seconds after which a workflow's data check is stale (verified_data_stale)")
     multiple_admins_required_for_deletion: bool = Field(
         False, description="deleting a database needs two administrators: the first DELETE opens a deletion request"
     )
@@ -262,6 +276,7 @@ class DatabaseRecord:
     backup_policies: dict[str, Any] = field(default_factory=dict)  # id -> backups.BackupPolicy
     deletion_request: Any = None  # databases.DeletionRequest, pending until another administrator deletes
     webhooks: dict[str, Any] = field(default_factory=dict)  # id -> webhooks.WebhookRecord
+    workflows: dict[int, Any] = field(default_factory=dict)  # number -> workflows.WorkflowRecord
 
 
 @dataclass

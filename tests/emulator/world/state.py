@@ -53,6 +53,7 @@ from .lifecycle import BranchLifecycle
 from .network import PostgresNetwork
 from .oauth import Authority
 from .webhooks import Webhooks
+from .workflows import Workflows
 from .traffic_budgets import TrafficBudgets
 from .upkeep import Upkeep
 from .postgres import Roles
@@ -86,7 +87,7 @@ SSO_MANAGED = "Teams managed by single sign-on cannot be updated"
 
 class World(AuditLog, Bouncers, Capacity, TrafficBudgets, Webhooks, Access, BranchLifecycle, DeployRequests,
             Databases, Backups, Roles, DataPlaneHooks, SchemaHooks, PostgresNetwork, Upkeep, Keyspaces,
-            KeyspaceSchemas):
+            KeyspaceSchemas, Workflows):
     def __init__(self, settings: Settings):
         self.lock = threading.RLock()
         self.settings = settings
@@ -345,6 +346,7 @@ class World(AuditLog, Bouncers, Capacity, TrafficBudgets, Webhooks, Access, Bran
         self.settle_deploys(db)
         self.settle_capacity(db)  # completed change and resize requests reach their branches
         self.settle_keyspaces(db)  # and completed keyspace resize requests their keyspaces
+        self.settle_workflows(db)  # the workflows' steps due by now (their rows moved on the server)
         return db
 
     def find_branch(self, org: OrgRecord, database: str, name: str) -> BranchRecord:
