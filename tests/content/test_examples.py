@@ -91,8 +91,27 @@ def backup_with_users(emulator, count=1000):
     emulator.advance(60)  # past the backup's steps
 
 
+def tables_to_move(emulator):
+    """A sharded keyspace on app's main and a table orders with rows in its default keyspace, the workflow examples'
+    move; short workflow steps."""
+    emulator.settings(ready_delay=0, workflow_copy_delay=0.3, workflow_step_delay=0.3)
+    emulator.api("POST", "/organizations/acme/databases/app/branches/main/keyspaces",
+                 dict(name="sharded", shards=2, cluster_size="PS_10"))
+    emulator.api("DELETE", "/organizations/acme/databases/app/branches/main/safe-migrations")  # for the DDL below
+    emulator.ddl("app", "main", ["CREATE TABLE orders (id bigint NOT NULL PRIMARY KEY, total int)",
+                                 "INSERT INTO orders VALUES (1, 10), (2, 20), (3, 30)"])
+
+
+def workflow_to_read(emulator):
+    """Workflow move-orders of app, the one the workflow_info examples read."""
+    tables_to_move(emulator)
+    emulator.api("POST", "/organizations/acme/databases/app/workflows", dict(
+        name="move-orders", source_keyspace="app", target_keyspace="sharded", tables=["orders"]))
+
+
 # What an example presupposes beyond the seeded world: the development branch whose change it deploys, the
-# backup whose rows a restore drill counts, more reports than a page of ten, a token with organization-wide access.
+# backup whose rows a restore drill counts, the keyspace and table a workflow moves, more reports than a page of ten,
+# a token with organization-wide access.
 PREPARE = {
     "modules/query_pattern_info": lambda emulator: emulator.seed(reports=dict(count=15)),
     "modules/service_token_info": lambda emulator: emulator.seed(service_tokens=dict(count=2)),
@@ -101,6 +120,8 @@ PREPARE = {
     "modules/deploy_request": deploy_requests_to_make,
     "modules/deploy_request_info": open_deploy_request,
     "modules/deploy_request_review": open_deploy_request,
+    "modules/workflow": tables_to_move,
+    "modules/workflow_info": workflow_to_read,
 }
 
 # The example tasks whose when is false in the seeded world, and why.

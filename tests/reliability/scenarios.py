@@ -36,6 +36,7 @@ def prepare(emulator, watch):
                  dict(name=SCHEMA_BRANCH, parent_branch=world["branch"]))
     emulator.advance(5)  # the branch is ready
     emulator.ddl(world["database"], SCHEMA_BRANCH, ["CREATE TABLE orders (id bigint NOT NULL, PRIMARY KEY (id))"])
+    emulator.settings(workflow_copy_delay=0.3, workflow_step_delay=0.3)  # the workflow's steps, short
     codes = dict(code_1=emulator.code(), code_2=emulator.code())
     watch.learn(*codes.values())
     return codes
@@ -172,6 +173,13 @@ def every_module(emulator, **connection):
         task("Read the deploy request", "deploy_request_info", database=database,
              number="{{ opened.deploy_request.number }}"),
         task("List the deploy requests", "deploy_request_info", database=database),
+        task("Move orders into rel-ks, up to the primaries", "workflow", database=database, name="rel-move",
+             source_keyspace=database, target_keyspace="rel-ks", tables=["orders"], phase="primaries_switched"),
+        task("Move orders again, a no-op", "workflow", database=database, name="rel-move",
+             phase="primaries_switched"),
+        task("Cut over and complete rel-move", "workflow", database=database, name="rel-move", phase="completed"),
+        task("List the workflows", "workflow_info", database=database),
+        task("Read workflow rel-move", "workflow_info", database=database, name="rel-move"),
         task("Create team Reliability", "team", name=TEAM, description="Runs at night",
              members=[users[0]["email"], users[1]["id"]]),
         task("Change team Reliability", "team", team=TEAM_SLUG, description="Runs at night, with faults",
@@ -231,7 +239,8 @@ def every_module(emulator, **connection):
 def end_state(emulator):
     """The end state the suite compares: the organization's settings, branches, passwords, teams, deploy requests,
     tables, webhooks, service tokens, members, Postgres roles, IP restrictions, the throttler, bouncers, traffic
-    budgets and the states of schema recommendations, without ids, times or secrets."""
+    budgets, the states of schema recommendations, keyspaces, their VSchema and workflows, without ids, times or
+    secrets."""
     org, database = emulator.world["organization"], emulator.world["database"]
     base = "/organizations/%s/databases/%s" % (org, database)
     branches = sorted(emulator.list(base + "/branches"), key=lambda b: b["name"])
@@ -273,6 +282,7 @@ def end_state(emulator):
     keyspaces = sorted((k["name"], k["shards"], k["sharded"]) for k in emulator.list(base + "/branches/main/keyspaces"))
     vschemas = dict((k[0], json.loads(emulator.api("GET", base + "/branches/main/keyspaces/%s/vschema" % k[0])["raw"]
                                       or "{}")) for k in keyspaces)
+    workflows = sorted((w["name"], w["state"]) for w in emulator.list(base + "/workflows"))
     settings = emulator.api("GET", "/organizations/%s" % org)
     organization = (settings["billing_email"], settings["idp_managed_roles"], settings["invoice_budget_amount"])
     return dict(organization=organization,
@@ -283,4 +293,4 @@ def end_state(emulator):
                 service_tokens=tokens, members=members, roles=roles, ip_restrictions=restrictions,
                 throttler=sorted((c["keyspace_name"], c["ratio"]) for c in throttler), bouncers=bouncers,
                 traffic_budgets=budgets, schema_recommendations=recommendations, keyspaces=keyspaces,
-                vschemas=vschemas)
+                vschemas=vschemas, workflows=workflows)

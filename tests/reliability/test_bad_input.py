@@ -83,6 +83,8 @@ VALID = {
     "keyspace": dict(database="app", branch="main", name="bad-input", cluster_size="PS_10", wait=False),
     "keyspace_info": dict(database="app", branch="main"),
     "vschema": dict(database="app", branch="main", keyspace="app", vschema=dict(sharded=False)),
+    "workflow": dict(database="app", name="bad-input", phase="cancelled"),
+    "workflow_info": dict(database="app"),
 }
 # What the modules' classes tell: each module's own options by type, the options that become path segments,
 # name a branch or must not be blank, and the options it requires. A new module gets its cases from these;
@@ -160,6 +162,10 @@ CONFLICTS = {
                            dict(keyspaces=[dict(name="app", ratio=5)])],
     "keyspace": [dict(shards=0), dict(cluster_size="PS 10")],
     "vschema": [dict(vschema="{not json"), dict(vschema=[1]), dict(vschema="just words")],
+    "workflow": [dict(tables=[]), dict(tables=[" "]), dict(tables=["orders", "orders"]),
+                 dict(source_keyspace="app", target_keyspace="app"), dict(number=0)],
+    "workflow_info": [dict(between="yesterday"), dict(between="2026-11-02T00:00:00Z..2026-11-01T00:00:00Z"),
+                      dict(name="a", number=1)],
     "postgres_bouncer": [dict(name="Read Pool"), dict(parameters=dict(default_pool_size=dict(value=1))),
                          dict(replicas_per_cell=0)],
 }
@@ -470,7 +476,16 @@ ENDPOINTS = (
     "/v1/organizations/{}/databases/{}/branches/{}/keyspaces/{}/resizes",
     "/v1/organizations/{}/databases/{}/branches/{}/keyspaces/{}/resizes/{}",
     "/v1/organizations/{}/databases/{}/branches/{}/keyspaces/{}/rollout-status",
-    "/v1/organizations/{}/databases/{}/branches/{}/keyspaces/{}/vschema")
+    "/v1/organizations/{}/databases/{}/branches/{}/keyspaces/{}/vschema",
+    "/v1/organizations/{}/databases/{}/workflows", "/v1/organizations/{}/databases/{}/workflows/{}",
+    "/v1/organizations/{}/databases/{}/workflows/{}/verify-data",
+    "/v1/organizations/{}/databases/{}/workflows/{}/switch-replicas",
+    "/v1/organizations/{}/databases/{}/workflows/{}/switch-primaries",
+    "/v1/organizations/{}/databases/{}/workflows/{}/reverse-traffic",
+    "/v1/organizations/{}/databases/{}/workflows/{}/cutover",
+    "/v1/organizations/{}/databases/{}/workflows/{}/reverse-cutover",
+    "/v1/organizations/{}/databases/{}/workflows/{}/complete",
+    "/v1/organizations/{}/databases/{}/workflows/{}/retry")
 PATTERNS = [re.compile("^" + re.escape(template).replace(re.escape("{}"), "[^/]+") + "$") for template in ENDPOINTS]
 # The fixed segments of the endpoints' paths (every other segment of a request's path is a value of a case)
 WORDS = set(segment for template in ENDPOINTS for segment in template.split("/") if segment and segment != "{}")

@@ -870,3 +870,49 @@ def test_each_keyspace_write_with_an_unknown_outcome_is_applied_once(emulator, d
     assert [r["state"] for r in run.result("Resize keyspace uo-resize").result["resize_requests"]] in (
         [], ["completed"])
     assert json.loads(emulator.api("GET", base + "/uo-resize/vschema")["raw"]) == dict(require_explicit_routing=True)
+
+
+# MoveTables workflows (issue 46) ------------------------------------------------------------------
+
+WORKFLOWS_PATH = DB_PATH + "/workflows"
+WORKFLOW_WRITES = [("POST", WORKFLOWS_PATH + "$")] + [
+    ("PATCH", WORKFLOWS_PATH + "/[0-9]+/%s$" % action)
+    for action in ("verify-data", "switch-replicas", "switch-primaries", "cutover", "complete")]
+
+
+@pytest.mark.parametrize("mode", WRITE_CASES)
+def test_each_workflow_write_with_an_unknown_outcome_is_applied_once(emulator, direct, figures, mode):
+    """Each action of the ladder whose answer was lost is read back (its state moved on), never counted twice: one
+    workflow, each action once in the tasks' results, the moved rows in the target keyspace."""
+    base = "/organizations/acme/databases/app"
+    emulator.settings(ready_delay=0, workflow_copy_delay=0.3, workflow_step_delay=0.3)
+    emulator.api("POST", base + "/branches/main/keyspaces", dict(name="uo-ks", shards=2, cluster_size="PS_10"))
+    emulator.api("DELETE", base + "/branches/main/safe-migrations")  # so that the control API's DDL reaches main
+    emulator.ddl("app", "main", ["CREATE TABLE uo_orders (id bigint NOT NULL PRIMARY KEY, total int)",
+                                 "INSERT INTO uo_orders VALUES (1, 10), (2, 20), (3, 30)"])
+    rules = [dict(MODES[mode], method=method, path=path, times=1) for method, path in WORKFLOW_WRITES]
+    emulator.clear_requests()
+    emulator.faults(*rules)
+    run = direct.run([play([
+        task("Move uo_orders", "workflow", database="app", name="uo-move", source_keyspace="app",
+             target_keyspace="uo-ks", tables=["uo_orders"], phase="replicas_switched"),
+        task("Complete uo-move", "workflow", database="app", name="uo-move", phase="completed"),
+    ], defaults=module_defaults())], emulator=emulator, label="workflow unknown outcomes %s" % mode)
+    log = _faults_met(emulator, run, rules, figures)
+
+    workflows = emulator.list(base + "/workflows")
+    figures["duplicates"] += max(0, len(workflows) - 1)
+    assert [(w["name"], w["state"]) for w in workflows] == [("uo-move", "completed")]
+    # a create applied but unanswered is found by its name, never sent again; one lost before it arrived is sent again
+    posts = [e for e in log if e["method"] == "POST" and re.search(WORKFLOW_WRITES[0][1], e["path"])]
+    assert len(posts) == (1 if mode.startswith("committed") else 2)
+    # an action resent after a lost answer meets the platform's refusal (not allowed in the state it moved to), which
+    # the module reads back: each action is the task's once
+    assert run.result("Move uo_orders").result["actions"] == ["create", "verify-data", "switch-replicas"]
+    assert run.result("Complete uo-move").result["actions"] == ["switch-primaries", "cutover", "complete"]
+    passwords = base + "/branches/main/passwords"
+    made = emulator.api("POST", passwords, dict(name="uo-count", role="readwriter"))
+    password = dict(emulator.api("GET", passwords + "/" + made["id"]), **made)  # a lean create lacks the user name
+    assert emulator.login(dict(host=password["access_host_url"], username=password["username"],
+                               password=password["plain_text"], database="uo-ks"),
+                          "SELECT COUNT(*) FROM uo_orders") == [[(3,)]]
