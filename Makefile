@@ -90,12 +90,13 @@ TLS_DIR ?= build/emulator-tls
 # make test's steps after setup, cheapest first: a "+" joins steps that run side by side (STEP_JOBS at once, each
 # in its own copy of the collection); the static checks stop the run when one fails, within minutes. Three at once on
 # two cores: each step also waits (on ansible-test's setup, a browser, an emulator's clock), and a third fills those
-# gaps (build/logs/steps.tsv gives each target's CPU seconds beside its wall seconds).
+# gaps (build/logs/steps.tsv gives each target's CPU seconds beside its wall seconds). Integration keeps a core to
+# itself (@2): it is the longest step and uses two cores' worth alone; a third beside it made the group slower.
 empty :=
 space := $(empty) $(empty)
 STATIC_CHECKS := lint sanity-old sanity-new changelog-lint docs-lint
 TEST_STEPS := $(subst $(space),+,$(STATIC_CHECKS)) units-new+units-old+emulator-tests \
-	integration+bench-smoke+docs-site+build+ee content-tests+test-reliability
+	integration+docs-site+build+ee+bench-smoke@2 content-tests+test-reliability
 STEP_JOBS ?= 3
 
 # run a command with a venv's bin/ first on PATH (ansible-test looks up pythonX.Y there)

@@ -5,8 +5,9 @@
 #
 # Usage: hack/run-steps.sh STEP...
 # A STEP is a make target, or targets joined by "+" (e.g. lint+sanity-old+sanity-new): those run side by
-# side, at most STEP_JOBS (default 2) at once, each one's output kept in build/logs/step-TARGET.log and shown
-# when it ends; the group's row in the summary is each of its targets with its own seconds.
+# side, at most STEP_JOBS (default 2) at once, or N for a step ending in @N (e.g. integration+docs-site@2), each
+# one's output kept in build/logs/step-TARGET.log and shown when it ends; the group's row in the summary is each of
+# its targets with its own seconds.
 # Keeps going after a failed step (so one run reports every failing check) unless FAIL_FAST=1 or a target of
 # the step is named in STOP_ON_FAILURE (e.g. "setup", which everything else needs, or the static checks, so a
 # lint error fails the run within minutes). Exits non-zero if any step failed.
@@ -75,7 +76,9 @@ run_one() {  # target: run it in the foreground
     record "$1" "$rc" $((SECONDS - start))
 }
 
-run_group() {  # targets: side by side, at most $jobs at once; each one's output shown when it ends
+run_group() {  # jobs, then targets: side by side, at most jobs at once; each one's output shown when it ends
+    local jobs=$1
+    shift
     local targets=("$@") pending=("$@") running=() running_pids=() target pid i rc
     declare -A started pids
     echo
@@ -113,6 +116,11 @@ run_group() {  # targets: side by side, at most $jobs at once; each one's output
 }
 
 for step in "$@"; do
+    step_jobs=$jobs
+    if [[ $step == *@* ]]; then
+        step_jobs=${step##*@}
+        step=${step%@*}
+    fi
     IFS=+ read -r -a targets <<<"$step"
     if [[ -n $stopped ]]; then
         for target in "${targets[@]}"; do
@@ -127,7 +135,7 @@ for step in "$@"; do
     if (( ${#targets[@]} == 1 )); then
         run_one "${targets[0]}"
     else
-        run_group "${targets[@]}"
+        run_group "$step_jobs" "${targets[@]}"
         for target in "${targets[@]}"; do
             [[ -n ${recorded[$target]:-} ]] && continue
             results+=("$(printf '  %-18s not run' "$target")")

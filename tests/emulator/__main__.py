@@ -115,6 +115,9 @@ def main(argv: list[str] | None = None) -> None:
         log_level=args.log_level,
         lifespan="off",
         date_header=False,  # the emulator's own, from its clock
+        # an idle connection is kept as a platform's front servers keep one (a minute and more): uvicorn's 5 s
+        # closed it between two tasks of a busy machine, and connection counts (the benchmark's) varied with load
+        timeout_keep_alive=75,
         ssl_certfile=str(certificate) if certificate else None,
     )
     count_connections(config, app)
