@@ -9,10 +9,10 @@ import os
 import re
 from unittest import mock
 
-import pytest
 import yaml
 
 from ansible_collections.planetscale.cloud.plugins.plugin_utils.in_process import InProcessAction, module_class_of
+from ansible_collections.planetscale.cloud.tests.unit.each import each
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULES = sorted(f[:-3] for f in os.listdir(os.path.join(ROOT, "plugins", "modules"))
@@ -53,7 +53,7 @@ def test_no_other_action_plugin_and_no_routing():
     assert "plugin_routing" not in _runtime()
 
 
-@pytest.mark.parametrize("name", MODULES)
+@each(MODULES)
 def test_each_module_s_action_is_the_one_action_under_the_module_s_name(name):
     """ansible-playbook's own process looks up the task's action plugin by the module's name when it plans a task
     (the linear and free strategies, class_only): loading it there imports the module's code once per run, and
@@ -62,7 +62,7 @@ def test_each_module_s_action_is_the_one_action_under_the_module_s_name(name):
     assert issubclass(module.ActionModule, InProcessAction) and module.ActionModule.module_class is None
 
 
-@pytest.mark.parametrize("name", MODULES)
+@each(MODULES)
 def test_the_action_plugin_runs_the_class_the_module_runs(name):
     """module_class_of finds, in the module's file, the class its main() gives run_module."""
     module = importlib.import_module("ansible_collections.planetscale.cloud.plugins.modules." + name)
@@ -109,7 +109,7 @@ def _resource_of(info):
                key=len, default=None)
 
 
-@pytest.mark.parametrize("info", [name for name in MODULES if name.endswith("_info") and _resource_of(name)])
+@each([name for name in MODULES if name.endswith("_info") and _resource_of(name)])
 def test_each_info_module_and_its_resource_module_point_at_each_other(info):
     resource = _resource_of(info)
     assert "planetscale.cloud." + resource in _seealso(info)

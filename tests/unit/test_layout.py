@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import os
 
-import pytest
+from ansible_collections.planetscale.cloud.tests.unit.each import each
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PLUGINS = os.path.join(ROOT, "plugins")
@@ -199,7 +199,7 @@ def _code_lines(path):
     return lines
 
 
-@pytest.mark.parametrize("path", MODULES)
+@each(MODULES)
 def test_a_module_file_has_at_most_250_lines_of_code_besides_its_documentation(path):
     lines, most = _code_lines(path), LONGER.get(path, MAX_CODE_LINES)
     assert lines <= most, (

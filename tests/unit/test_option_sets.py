@@ -16,6 +16,7 @@ from ansible_collections.planetscale.cloud.plugins.doc_fragments.api import Modu
 from ansible_collections.planetscale.cloud.plugins.module_utils import base
 from ansible_collections.planetscale.cloud.plugins.module_utils import options as shared
 from ansible_collections.planetscale.cloud.plugins.plugin_utils.in_process import module_class_of
+from ansible_collections.planetscale.cloud.tests.unit.each import each
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULES = sorted(f[:-3] for f in os.listdir(os.path.join(ROOT, "plugins", "modules"))
@@ -47,7 +48,7 @@ def fragment_options(fragment):
 
 # The declaration and the documentation -----------------------------------------------------------
 
-@pytest.mark.parametrize("name", MODULES)
+@each(MODULES)
 def test_documentation_extends_exactly_the_fragments_the_option_sets_imply(name):
     listed = [fragment for fragment in documentation(name).get("extends_documentation_fragment", [])
               if fragment == shared.FRAGMENT or fragment.startswith(shared.FRAGMENT + ".")]
@@ -58,13 +59,13 @@ def test_documentation_extends_exactly_the_fragments_the_option_sets_imply(name)
                              sorted(set(listed) - set(implied)) or "none"))
 
 
-@pytest.mark.parametrize("name", MODULES)
+@each(MODULES)
 def test_every_module_names_its_option_sets_in_its_own_class(name):
     cls = module_class(name)
     assert "option_sets" in vars(cls), "%s: state option_sets in the class, not by inheritance" % cls.__name__
 
 
-@pytest.mark.parametrize("name", MODULES)
+@each(MODULES)
 def test_a_module_that_waits_takes_the_wait_set(name):
     """wait and wait_timeout are declared and documented once, in the set WAIT; a module refines wait_timeout's
     default in its own spec."""
@@ -119,7 +120,7 @@ def test_a_set_taken_within_a_larger_one_is_taken():
 
 # What users see: the argument specs keep their options ----------------------------------------------
 
-@pytest.mark.parametrize("name", MODULES)
+@each(MODULES)
 def test_a_module_s_spec_holds_the_options_it_takes_and_no_other_option_of_the_action_group(name):
     """module_defaults for group/planetscale.cloud.all sets the group's options on every module; the action plugin
     leaves out those a module does not take (tests/unit/plugins/plugin_utils/test_in_process.py), so the module
@@ -130,7 +131,7 @@ def test_a_module_s_spec_holds_the_options_it_takes_and_no_other_option_of_the_a
     assert not [option for option in shared.GROUP_OPTIONS if option in options and option not in taken]
 
 
-@pytest.mark.parametrize("name", MODULES)
+@each(MODULES)
 def test_a_module_s_documentation_lists_exactly_its_options_none_of_them_unused(name):
     """The documentation users read, fragments applied as ansible-doc applies them."""
     from ansible.plugins.loader import fragment_loader
@@ -143,7 +144,7 @@ def test_a_module_s_documentation_lists_exactly_its_options_none_of_them_unused(
                 if "not used by this module" in " ".join(entry["description"]).lower()]
 
 
-@pytest.mark.parametrize("name", MODULES)
+@each(MODULES)
 def test_a_group_option_a_module_takes_keeps_its_type_default_fallback_and_no_log(name):
     """A module may make a shared option required (token_info's access_token) or optional, nothing else."""
     options = module_class(name).spec()["argument_spec"]
@@ -155,7 +156,7 @@ def test_a_group_option_a_module_takes_keeps_its_type_default_fallback_and_no_lo
             assert bool(options[option].get("no_log")) == bool(group.get("no_log")), option
 
 
-@pytest.mark.parametrize("name", MODULES)
+@each(MODULES)
 def test_no_log_is_on_exactly_the_options_that_hold_a_secret(name):
     options = module_class(name).spec()["argument_spec"]
     hidden = sorted(option for option, spec in options.items() if spec.get("no_log"))

@@ -15,9 +15,8 @@ import importlib
 import importlib.util
 import os
 
-import pytest
-
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module
+from ansible_collections.planetscale.cloud.tests.unit.each import each
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULES = sorted(f[:-3] for f in os.listdir(os.path.join(ROOT, "plugins", "modules"))
@@ -79,7 +78,7 @@ def _endpoint(api_path):
     return "/v1/organizations/{}/" + "/".join("{}" if segment.startswith("{") else segment for segment in api_path)
 
 
-@pytest.mark.parametrize("name", [name for name in MODULES if getattr(_module_class(name), "api_path", None)])
+@each([name for name in MODULES if getattr(_module_class(name), "api_path", None)])
 def test_the_bad_input_suite_knows_the_endpoints_of_every_resource_module(name):
     """ENDPOINTS in tests/reliability/test_bad_input.py: a request to an endpoint not listed there is a stray."""
     endpoints = set(node.value for node in ast.walk(_assigned(BAD_INPUT, "ENDPOINTS"))
@@ -89,14 +88,14 @@ def test_the_bad_input_suite_knows_the_endpoints_of_every_resource_module(name):
     assert not missing, "ENDPOINTS in tests/reliability/test_bad_input.py: add %s" % missing
 
 
-@pytest.mark.parametrize("name", MODULES)
+@each(MODULES)
 def test_the_harness_reads_the_option_sets_each_class_states(name):
     """NO_ORGANIZATION and module_defaults() come from the option sets the harness reads in each module's source."""
     read = _harness_collection().option_sets(name)
     assert read == tuple(option_set.name.upper() for option_set in _module_class(name).option_sets)
 
 
-@pytest.mark.parametrize("name", MODULES)
+@each(MODULES)
 def test_the_harness_gives_a_module_the_required_options_of_its_sets_and_only_options_it_takes(name):
     module_class = _module_class(name)
     given = _harness_collection().module_defaults()["planetscale.cloud." + name]
