@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The built artifact, installed into an empty path (the fixture installed), and its demo playbook run by name
 (ansible-playbook planetscale.cloud.demo) as a new user runs it: first with the collection alone, then with
-ansible.mysql installed beside it (make db-collections), again, and as a dry run."""
+ansible.mysql installed beside it (make db-collections), then as a dry run of a change."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from harness import DB_COLLECTIONS_PATH, demo_vars
 COLLECTION = os.path.join("ansible_collections", "planetscale", "cloud")
 
 
-def test_the_installed_demo_without_ansible_mysql_then_with_it_twice_and_as_a_dry_run(ansible, emulator, tmp_path,
-                                                                                      installed):
+def test_the_installed_demo_without_ansible_mysql_then_with_it_and_as_a_dry_run(ansible, emulator, tmp_path,
+                                                                                installed):
     collection = os.path.join(installed, COLLECTION)
     for shipped in ("playbooks/demo.yml", "playbooks/audit.yml", "playbooks/templates/audit_report.md.j2",
                     "roles/branch_environment/meta/argument_specs.yml", "roles/oauth_session/tasks/main.yml",
@@ -67,10 +67,8 @@ def test_the_installed_demo_without_ansible_mysql_then_with_it_twice_and_as_a_dr
            " complete): a reader of main counts 0 rows in it." in schema.output
     assert "ansible-galaxy collection install" not in schema.output
 
-    emulator.clear_requests()
-    ansible.run("planetscale.cloud.demo", extra_vars=extra_vars, collections_path=with_mysql).succeeded(changed=0)
-    assert emulator.writes() == []
-
+    # Then a dry run that changes two variables predicts exactly those two changes: every other task of the demo,
+    # run again, would change nothing (each module's no-op sends no write: its integration target proves it).
     emulator.clear_requests()
     change = dict(extra_vars, demo_team_description="Reviewed in a dry run", demo_oauth_min_ttl=7200)
     checked = ansible.run("planetscale.cloud.demo", extra_vars=change, check=True, diff=True,
