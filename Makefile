@@ -62,7 +62,7 @@ INTEGRATION_PARALLEL ?= 1
 # Each pass's targets are split into this many groups, and every pass and group of a version runs at
 # once, each with its own copy and emulator (runs mostly wait on the emulator's clock); INTEGRATION_SHARDS=1
 # and INTEGRATION_SERIAL=1 give the old one-run-after-the-other.
-INTEGRATION_SHARDS ?= 2
+INTEGRATION_SHARDS ?= 3
 # Extra arguments: e.g. `make sanity-new SANITY_ARGS="--test pylint"`,
 # `make integration-old INTEGRATION_ARGS=branch`.
 SANITY_ARGS ?=
@@ -128,7 +128,9 @@ static: $(STATIC_CHECKS) ## the static checks: ansible-lint, sanity on both core
 
 # ---------------------------------------------------------------- setup
 
-setup: setup-old setup-new setup-emulator pip-bootstrap ## create/refresh all virtualenvs
+setup: ## create/refresh all virtualenvs, side by side (each one's output together when it is done)
+	@$(MAKE) --no-print-directory -j3 --output-sync=target setup-old setup-new setup-emulator
+	@$(MAKE) --no-print-directory pip-bootstrap
 
 setup-old: ## .venv/old: ansible-core 2.17, and the oldest requests/urllib3 meta/ee-requirements.txt declares, on Python 3.11
 	@hack/venv.sh $(VENV_OLD) "$(or $(PYTHON_OLD),$(OLD_PY))" requirements/old.txt $(EXTRA_REQS)

@@ -73,13 +73,28 @@ fi
 export PATH="$venv/bin:$PATH"
 core=$("$venv/bin/python" -c 'import ansible; print(ansible.__version__)' 2>/dev/null || echo "?")
 
-# The targets of a pass are dealt round-robin into $shards groups (only when no targets are named).
-targets=()
+# The targets of a pass are dealt into $shards groups of about equal seconds (only when no targets are named):
+# longest first, each to the group with the fewest seconds so far, by the seconds tests/integration/seconds.tsv
+# gives (a target it does not name counts 10).
+targets=() shard_of=()
 if [[ -z ${ANSIBLE_TEST_ARGS:-} ]] && (( shards > 1 )); then
     for dir in "$collection"/tests/integration/targets/*/; do
         name=$(basename "$dir")
         [[ $name == setup_* ]] || targets+=("$name")
     done
+    mapfile -t shard_of < <(printf '%s\n' "${targets[@]}" | awk -v shards="$shards" '
+        NR == FNR { if (!/^#/) seconds[$1] = $2; next }
+        { name[n] = $1; weight[n] = ($1 in seconds) ? seconds[$1] : 10; order[n] = n; n++ }
+        END {
+            for (i = 1; i < n; i++) for (j = i; j > 0 && weight[order[j]] > weight[order[j - 1]]; j--) {
+                k = order[j]; order[j] = order[j - 1]; order[j - 1] = k }
+            for (i = 0; i < n; i++) {
+                best = 0
+                for (g = 1; g < shards; g++) if (load[g] < load[best]) best = g
+                load[best] += weight[order[i]]; group[order[i]] = best
+            }
+            for (i = 0; i < n; i++) print group[i]
+        }' "$collection/tests/integration/seconds.tsv" -)
 else
     shards=1
 fi
@@ -100,7 +115,7 @@ run_job() {
         label+=" / targets ${only//,/, }"
         suffix+=_$(echo "$only" | tr , _)
     elif (( shards > 1 )); then
-        for i in "${!targets[@]}"; do (( i % shards == shard )) && selected+=("${targets[$i]}"); done
+        for i in "${!targets[@]}"; do (( shard_of[i] == shard )) && selected+=("${targets[$i]}"); done
         label+=" / shard $((shard + 1)) of $shards"
         suffix+=_shard$((shard + 1))
     fi
