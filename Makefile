@@ -78,6 +78,10 @@ RELIABILITY_ARGS ?=
 RELIABILITY_TESTS ?= tests/reliability
 RELIABILITY_WORKERS ?= 4
 EMULATOR_ARGS ?=
+# Every emulator notes there the requests the collection's plugins sent and the API answered; make api-coverage
+# counts the published operations they drove (make test clears it first and counts last)
+OPERATIONS_LOG ?= $(ROOT)/build/operations
+export EMULATOR_OPERATIONS_LOG := $(OPERATIONS_LOG)
 # `make docs-site DOCS_ARGS="-k link"`
 DOCS_ARGS ?=
 
@@ -112,7 +116,7 @@ with_step_copy = ANSIBLE_COLLECTIONS_PATH="$(ROOT)/build/steps/$@"
 
 .PHONY: help test setup setup-old setup-new setup-emulator dataplane setup-bench pip-bootstrap copy \
 	lint static sanity sanity-old sanity-new units units-old units-new emulator-tests \
-	content-tests bench-smoke test-reliability demo db-collections ee setup-rulebook bench changelog \
+	content-tests bench-smoke test-reliability api-coverage demo db-collections ee setup-rulebook bench changelog \
 	integration integration-old integration-new changelog-lint docs-lint build \
 	setup-docs docs browser docs-site \
 	emulator lock clean distclean
@@ -122,6 +126,7 @@ help: ## list targets
 	@grep -E '^[a-z][a-z0-9-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-16s %s\n", $$1, $$2 }'
 
 test: ## setup, then every check in order, with a summary (FAIL_FAST=1 stops at the first failure)
+	@rm -rf $(OPERATIONS_LOG)
 	@MAKE="$(MAKE)" STEP_JOBS=$(STEP_JOBS) STOP_ON_FAILURE="setup $(STATIC_CHECKS)" hack/run-steps.sh setup $(TEST_STEPS)
 
 static: $(STATIC_CHECKS) ## the static checks: ansible-lint, sanity on both cores, the changelog, the docs' lint
@@ -245,6 +250,9 @@ content-tests: setup-new setup-emulator db-collections setup-rulebook ## roles, 
 
 bench-smoke: setup-new setup-emulator ## the benchmark's scenarios once each at small sizes: request counts, no-log parity
 	$(VENV_NEW)/bin/python -m pytest tests/bench -q -p no:cacheprovider
+
+api-coverage: setup-new ## which published operations the suites drove through a plugin (after them: make test's last step)
+	$(VENV_NEW)/bin/python -m pytest tests/api_coverage -q -p no:cacheprovider
 
 test-reliability: setup-new setup-emulator ## faults, unknown outcomes, concurrency, rate limit, bad input, secrets, TLS (logs: build/reliability)
 	$(VENV_NEW)/bin/python -m pytest $(RELIABILITY_TESTS) -q -p no:cacheprovider --durations=8 -n $(RELIABILITY_WORKERS) --dist load \

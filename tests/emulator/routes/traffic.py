@@ -8,6 +8,7 @@ stand for another host and are logged like the platform's own requests.
 
 import asyncio
 import math
+import os
 import random
 import re
 import threading
@@ -33,6 +34,34 @@ DEFAULT_BODIES = {429: "code", 500: "code", 502: "html", 503: "html", 504: "html
 CODES = {422: "unprocessable", 429: "rate_limited"}
 MESSAGES = {429: "Too many requests, retry later"}
 BodyKind = Literal["code", "html", "errors", "text", "empty_object", "empty", "json"]
+# Where the emulator notes each request the collection's plugins sent that the platform's API answered (method and
+# path, once each), for the suite's count of the published operations driven through a plugin (hack/api-coverage.py)
+OPERATIONS_LOG = "EMULATOR_OPERATIONS_LOG"
+COLLECTION_AGENT = "planetscale.cloud/"
+
+
+class OperationsLog:
+    """The requests a plugin sent (its User-Agent says so) that were answered without error or fault: one line
+    "METHOD PATH" each, once per emulator process, in DIRECTORY/emulator-PID.log."""
+
+    def __init__(self, directory: str | None) -> None:
+        self.path = os.path.join(directory, "emulator-%d.log" % os.getpid()) if directory else None
+        self.seen: set[tuple[str, str]] = set()
+        self.lock = threading.Lock()
+
+    def note(self, scope: Scope, status: int, fault: dict | None) -> None:
+        if self.path is None or fault is not None or status >= 400:
+            return
+        if not (Headers(scope=scope).get("user-agent") or "").startswith(COLLECTION_AGENT):
+            return
+        key = (scope["method"], scope["path"])
+        with self.lock:
+            if key in self.seen:
+                return
+            self.seen.add(key)
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as handle:
+                handle.write("%s %s\n" % key)
 
 
 class ValidationEntry(BaseModel):
@@ -147,6 +176,7 @@ class Traffic:
         self.windows: dict[str, deque[float]] = {}
         self.accepted = 0  # connections the server accepted (python -m emulator counts them)
         self.made = 0  # ... of which the HTTP protocol saw made: over TLS, once the handshake succeeded
+        self.operations = OperationsLog(os.environ.get(OPERATIONS_LOG))
 
     def count_connection(self, made: bool = False) -> None:
         with self.lock:
@@ -308,6 +338,7 @@ class TrafficMiddleware:
         async def send_recorded(message: dict) -> None:
             if message["type"] == "http.response.start":
                 entry["status"] = message["status"]
+                traffic.operations.note(scope, message["status"], entry["fault"])
             await send(message)
 
         rule = traffic.match(scope["method"], path)
