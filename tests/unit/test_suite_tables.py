@@ -11,6 +11,7 @@ and this file holds that reading to the classes themselves.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.util
 import os
@@ -44,8 +45,9 @@ def _module_class(name):
                 and value.__module__ == module.__name__)
 
 
+@functools.lru_cache(maxsize=None)
 def _harness_collection():
-    """tests/harness/collection.py alone (the harness package imports more than the unit tests need)."""
+    """tests/harness/collection.py alone (the harness package imports more than the unit tests need), read once."""
     spec = importlib.util.spec_from_file_location("harness_collection",
                                                   os.path.join(ROOT, "tests", "harness", "collection.py"))
     module = importlib.util.module_from_spec(spec)
@@ -88,6 +90,11 @@ def test_the_bad_input_suite_knows_the_endpoints_of_every_resource_module(name):
     assert not missing, "ENDPOINTS in tests/reliability/test_bad_input.py: add %s" % missing
 
 
+@functools.lru_cache(maxsize=None)
+def _module_defaults():
+    return _harness_collection().module_defaults()
+
+
 @each(MODULES)
 def test_the_harness_reads_the_option_sets_each_class_states(name):
     """NO_ORGANIZATION and module_defaults() come from the option sets the harness reads in each module's source."""
@@ -98,7 +105,7 @@ def test_the_harness_reads_the_option_sets_each_class_states(name):
 @each(MODULES)
 def test_the_harness_gives_a_module_the_required_options_of_its_sets_and_only_options_it_takes(name):
     module_class = _module_class(name)
-    given = _harness_collection().module_defaults()["planetscale.cloud." + name]
+    given = _module_defaults()["planetscale.cloud." + name]
     assert set(given) <= set(module_class.taken_options())
     required = [option for option_set in module_class.option_sets for option, spec in option_set.options.items()
                 if spec.get("required")]
