@@ -15,12 +15,13 @@ from conftest import mode, role_play
 from harness import ROOT
 
 ORG = "/organizations/acme"
-PAGE = 100  # the largest page, which the modules ask for
+PAGE = 10  # the emulator's largest page here (max_per_page; the platform's is 100, which the modules ask for)
 
 
 def seed_more_than_a_page(emulator):
-    """More than one page of each: members (the seeded world has 270), teams, service tokens, webhooks."""
-    emulator.seed(databases=dict(count=24, branches=1), teams=dict(count=PAGE),
+    """More than one page of each: members (the seeded world has 270), databases, teams, service tokens, webhooks."""
+    emulator.settings(max_per_page=PAGE)
+    emulator.seed(databases=dict(count=PAGE, branches=1), teams=dict(count=PAGE),
                   service_tokens=dict(count=PAGE + 1), members=dict(count=5, directory_managed=2),
                   webhooks=dict(count=PAGE + 10, per_database=5))
 

@@ -140,8 +140,9 @@ async def org_call(organization: str, request: Request, who: Annotated[Principal
     return Call(request, world, world.organization(organization, who), who)
 
 
-def paging(page: int = Query(1, ge=1), per_page: int = Query(25, ge=1, le=100)) -> Paging:
-    return Paging(page, per_page)
+def paging(request: Request, page: int = Query(1, ge=1), per_page: int = Query(25, ge=1, le=100)) -> Paging:
+    """The page asked for, no larger than the max_per_page setting (the platform's largest page is 100)."""
+    return Paging(page, min(per_page, world_of(request).settings.max_per_page))
 
 
 OrgCall = Annotated[Call, Depends(org_call)]

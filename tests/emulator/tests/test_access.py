@@ -156,6 +156,17 @@ def test_seeded_tokens_fill_more_than_one_page(api):
     assert sum(by_id[i]["expires_at"] is None for i in ids) == 15
 
 
+def test_max_per_page_answers_smaller_pages_than_asked(api):
+    """max_per_page makes a few records more than a page (the suites' multi-page tests need fewer of them)."""
+    api.control("POST", "/seed", json={"service_tokens": {"count": 11}})
+    api.control("POST", "/settings", json={"max_per_page": 5})
+    first = api.get(TOKENS, params={"per_page": 100}).json()
+    assert (len(first["data"]), first["per_page"], first["next_page"], first["total_count"]) == (5, 5, 2, 12)
+    third = api.get(TOKENS, params={"per_page": 100, "page": 3}).json()
+    assert (len(third["data"]), third["next_page"]) == (2, None)
+    assert len(api.get(TOKENS, params={"per_page": 3}).json()["data"]) == 3  # a smaller page, as asked
+
+
 # ---------------------------------------------------------------- members
 
 

@@ -103,6 +103,9 @@ class Settings(BaseModel):
     report_delay: float = Field(1.0, ge=0, description="seconds until a new report is completed")
     rate_limit: int | None = Field(None, ge=1, description="requests a minute per credential; null is off")
     token_ttl: int = Field(3600, ge=1, description="lifetime of OAuth access tokens in seconds")
+    max_per_page: int = Field(
+        100, ge=1, le=100, description="the largest page a list answers (a smaller per_page is answered as asked): "
+        "fewer records make more than a page")
     list_envelope: Literal["full", "no_totals", "bare"] = Field(
         "full",
         description="page lists: full envelope, no_totals (without current_page, total_count, total_pages) "
