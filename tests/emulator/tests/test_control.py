@@ -183,6 +183,7 @@ def test_settings(api):
         "report_delay": 1.0,
         "rate_limit": None,
         "token_ttl": 3600,
+        "max_per_page": 100,
         "list_envelope": "full",
         "cluster_rate_name": False,
         "type_keys": False,
