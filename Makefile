@@ -68,10 +68,10 @@ INTEGRATION_SHARDS ?= 3
 SANITY_ARGS ?=
 UNITS_ARGS ?=
 INTEGRATION_ARGS ?=
-UNITS_WORKERS ?= 2
+UNITS_WORKERS ?= 3
 # `make content-tests CONTENT_ARGS="-k demo"`; each worker runs its own emulator
 CONTENT_ARGS ?=
-CONTENT_WORKERS ?= 2
+CONTENT_WORKERS ?= 3
 # `make test-reliability RELIABILITY_ARGS="-k tls"` or `RELIABILITY_TESTS=tests/reliability/test_tls.py`;
 # each worker runs its own emulator, reset before every test, so tests of one file spread over the workers
 RELIABILITY_ARGS ?=
