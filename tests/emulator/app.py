@@ -6,8 +6,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from .routes import (access, api, audit, bouncers, capacity, control, databases, keyspaces, network, oauth,
-                     postgres, traffic_budgets, upkeep, workflows)
+from .routes import (access, api, audit, bouncers, capacity, control, databases, keyspaces, metrics, network,
+                     oauth, postgres, traffic_budgets, upkeep, workflows)
+from .routes import billing
+from .routes import insights
 from .routes.traffic import TrafficMiddleware
 from .world.audit import AuditRecorder
 from .world.records import ApiError, OAuthError, Settings
@@ -70,14 +72,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(keyspaces.router)
     app.include_router(keyspaces.control)
     app.include_router(workflows.router)
+    app.include_router(metrics.router)
     app.include_router(network.router)
     app.include_router(bouncers.router)
     app.include_router(bouncers.control)
     app.include_router(traffic_budgets.router)
+    app.include_router(insights.router)
     app.include_router(upkeep.router)
     app.include_router(upkeep.control)
     app.include_router(audit.router)
     app.include_router(audit.control)
+    app.include_router(billing.router)
     app.include_router(oauth.router)
     app.include_router(control.router)
     app.add_exception_handler(ApiError, on_api_error)

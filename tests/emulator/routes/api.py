@@ -33,6 +33,7 @@ from ..world.models import (
     TeamUpdate,
     ThrottlerUpdate,
 )
+from ..world.oauth import recorded_application, recorded_token
 from ..world.records import ApiError, OAuthError, OrgRecord, Paging, Principal, Window, unauthorized, unprocessable
 from ..world.state import World
 
@@ -71,20 +72,23 @@ def reply(request: Request, model: BaseModel, status: int = 200, headers: dict |
     return Response(body, status, headers=headers, media_type="application/json")
 
 
-# What the platform's recorded answers to a deploy request's close, deploy and cancel carry (lean_write_answers):
-# these keys, and of the deployment its type and state.
+# What the platform's recorded answers to a deploy request's close, deploy, cancel, complete-deploy and force-cutover
+# carry (lean_write_answers): these keys, and of the deployment its type and state (a force cutover's also
+# force_cutover_requested_at).
 LEAN_WRITE_KEYS = ("type", "id", "number")
 
 
-def write_answer(request: Request, model: BaseModel) -> Response:
-    """A deploy request's answer to a write: whole, or only what the recorded answers carry (lean_write_answers)."""
+def write_answer(request: Request, model: BaseModel, *deployment_keys: str) -> Response:
+    """A deploy request's answer to a write: whole, or only what the recorded answers carry (lean_write_answers):
+    of the deployment its type, state and the deployment_keys."""
     settings = world_of(request).settings
     if not settings.lean_write_answers:
         return reply(request, model)
     context = {"base": base_url(request), **settings.serialization()}
     body = model.model_dump(mode="json", context=context)
     lean = {key: body[key] for key in LEAN_WRITE_KEYS if key in body}
-    lean["deployment"] = {key: body["deployment"][key] for key in ("type", "state") if key in body["deployment"]}
+    lean["deployment"] = {key: body["deployment"][key] for key in ("type", "state", *deployment_keys)
+                          if key in body["deployment"]}
     return Response(json.dumps(lean), 200, media_type="application/json")
 
 
@@ -152,6 +156,21 @@ Pages = Annotated[Paging, Depends(paging)]
 @router.get("/user")
 async def current_user(request: Request, who: Annotated[Principal, Depends(principal)]):
     return reply(request, who.user)
+
+
+@router.get("/regions")
+async def public_regions(request: Request, pages: Pages):
+    """The platform's public regions: no credentials needed (the traffic layer lets this path through without any).
+    The published shape by default; the recorded one (recorded_regions_reports): with current_default, without
+    public_ip_addresses."""
+    world = world_of(request)
+    found = world.public_regions(pages)
+    recorded = world.settings.recorded_regions_reports
+    left_out = {"public_ip_addresses"} if recorded else {"current_default", "mysql_supported", "postgresql_supported"}
+    context = {"base": base_url(request), **world.settings.serialization()}
+    items = [{key: value for key, value in region.model_dump(mode="json", context=context).items()
+              if key not in left_out} for region in found.items]
+    return Call(request, world, None, None).page(pages, Window(items, found.total))
 
 
 @router.get(ORG + "/regions")
@@ -314,12 +333,13 @@ async def revert_deploy(database: str, number: int, call: OrgCall):
 
 @router.post(DEPLOY_REQUEST + "/complete-deploy")
 async def complete_errored_deploy(database: str, number: int, call: OrgCall):
-    return call.reply(call.world.complete_errored_deploy(call.org, database, number))
+    return write_answer(call.request, call.world.complete_errored_deploy(call.org, database, number))
 
 
 @router.post(DEPLOY_REQUEST + "/force-cutover")
 async def force_cutover(database: str, number: int, call: OrgCall):
-    return call.reply(call.world.force_cutover(call.org, database, number))
+    return write_answer(call.request, call.world.force_cutover(call.org, database, number),
+                        "force_cutover_requested_at")
 
 
 @router.put(DEPLOY_REQUEST + "/auto-apply")
@@ -494,17 +514,48 @@ async def remove_team_member(team: str, member_id: str, call: OrgCall):
     return no_content()
 
 
-# ---------------------------------------------------------------- OAuth application tokens
+# ---------------------------------------------------------------- OAuth applications and their tokens
+
+
+def recorded_oauth(call: Call, found: BaseModel | Window, shape) -> Response:
+    """A record or a page of OAuth applications or tokens as the platform's recorded answers have them
+    (recorded_billing_oauth): each record in shape(), a list as a bare {"data": [...]}."""
+    context = {"base": base_url(call.request), **call.world.settings.serialization()}
+    if isinstance(found, Window):
+        body = {"data": [shape(item.model_dump(mode="json", context=context)) for item in found.items]}
+    else:
+        body = shape(found.model_dump(mode="json", context=context))
+    return Response(json.dumps(body), 200, media_type="application/json")
+
+
+@router.get(ORG + "/oauth-applications")
+async def list_oauth_applications(call: OrgCall, pages: Pages):
+    found = call.world.auth.applications(call.org, pages)
+    if call.world.settings.recorded_billing_oauth:
+        return recorded_oauth(call, found, recorded_application)
+    return call.page(pages, found)
+
+
+@router.get(APP)
+async def get_oauth_application(application_id: str, call: OrgCall):
+    found = call.world.auth.application(call.org, application_id)
+    if call.world.settings.recorded_billing_oauth:
+        return recorded_oauth(call, found, recorded_application)
+    return call.reply(found)
 
 
 @router.get(APP + "/tokens")
 async def list_app_tokens(application_id: str, call: OrgCall, pages: Pages):
-    return call.page(pages, call.world.auth.app_tokens(call.org, application_id, pages))
+    recorded = call.world.settings.recorded_billing_oauth
+    found = call.world.auth.app_tokens(call.org, application_id, pages, reveal=recorded)
+    return recorded_oauth(call, found, recorded_token) if recorded else call.page(pages, found)
 
 
 @router.get(APP + "/tokens/{token_id}")
 async def get_app_token(application_id: str, token_id: str, call: OrgCall):
-    return call.reply(call.world.auth.app_token(call.org, application_id, token_id))
+    recorded = call.world.settings.recorded_billing_oauth
+    found = call.world.auth.app_token(call.org, application_id, token_id, reveal=recorded)
+    return recorded_oauth(call, found, recorded_token) if recorded else call.reply(found)
 
 
 @router.delete(APP + "/tokens/{token_id}")

@@ -7,7 +7,7 @@ import shlex
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Request
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import PlainTextResponse, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -198,5 +198,13 @@ async def approve_deletion(request: Request, organization: str, database: str):
 
 @router.get("/signed/{report_id}")
 async def signed_download(request: Request, report_id: str, expires: int, signature: str):
-    """Stands for the storage host the platform redirects downloads to; needs no credentials."""
-    return world_of(request).signed_report(report_id, expires, signature)
+    """Stands for the storage host the platform redirects downloads to: the report as a gzip CSV, for the signature
+    alone; a request that also carries an Authorization header is refused, as presigned storage refuses two ways of
+    authenticating (S3's 400 InvalidArgument)."""
+    if "authorization" in request.headers:
+        return PlainTextResponse("Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, "
+                                 "Signature query string parameter or the Authorization header should be specified",
+                                 400)
+    content = world_of(request).signed_report(report_id, expires, signature)
+    return Response(content, media_type="application/gzip",
+                    headers={"content-disposition": f'attachment; filename="query-patterns-{report_id}.csv.gz"'})

@@ -28,6 +28,8 @@ from ..world.state import World
 
 CONTROL_PREFIX = "/_emulator/"
 SIGNED_PREFIX = "/_emulator/signed/"
+# What the resource API answers without credentials (a request that sends invalid ones is still refused).
+PUBLIC_PATHS = frozenset(("/v1/regions",))
 GATEWAY_PAGE = "<html><head><title>{0}</title></head><body><center><h1>{0}</h1></center></body></html>\n"
 # the body a status answers when the rule names none
 DEFAULT_BODIES = {429: "code", 500: "code", 502: "html", 503: "html", 504: "html"}
@@ -305,7 +307,7 @@ def refusal(
     """The resource API authenticates every request first, then applies the rate limit."""
     if not path.startswith("/v1/"):
         return None
-    if principal is None:
+    if principal is None and not (header is None and path in PUBLIC_PATHS):
         error = unauthorized()
         return JSONResponse(error.body(), error.status)
     limit = world.settings.rate_limit

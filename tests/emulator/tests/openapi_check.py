@@ -17,7 +17,8 @@ Outcomes of one exchange:
   or a success answer on a /v1 operation no file declares;
 - ``expected``: validated, and its only differences are the ones a lean setting
   (``list_envelope``, ``cluster_rate_name``, ``lean_write_answers``, ``recorded_databases``, ``recorded_capacity``,
-  ``recorded_vitess``: keyspaces and workflows)
+  ``recorded_vitess``: keyspaces and workflows; ``recorded_metrics``; ``recorded_billing_oauth``: invoices, OAuth
+  applications and tokens; ``recorded_insights``: query insights)
   or the body a fault rule was asked for produces
   on purpose, or a success status the platform answers beside the OpenAPI under a setting
   (``DEVIATIONS``: a database DELETE that opens a deletion request);
@@ -51,7 +52,8 @@ UNPUBLISHED = "x-not-in-published-spec"
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
 ENVELOPE_TOTALS = {"current_page", "total_count", "total_pages"}
-LEAN_WRITES = re.compile(r"^(PATCH /v1/.*/deploy-requests/\d+|POST /v1/.*/deploy-requests/\d+/(deploy|cancel))$")
+LEAN_WRITES = re.compile(
+    r"^(PATCH /v1/.*/deploy-requests/\d+|POST /v1/.*/deploy-requests/\d+/(deploy|cancel|complete-deploy|force-cutover))$")
 LEAN_PASSWORD_CREATE = re.compile(r"^POST /v1/.*/branches/[^/]+/passwords$")
 # the answers that carry database records (a list or one): the recorded_databases setting leaves out ready and kind
 DATABASE_PATH = re.compile(r"/v1/organizations/[^/]+/databases(/[^/]+)?/?$")
@@ -64,7 +66,25 @@ RECORDED_WORKFLOW_WITHOUT = {"defer_secondary_keys", "on_ddl", "workflow_errors"
                              "sequence_tables_applied", "global_keyspace", "per_page"}
 RECORDED_WORKFLOW_NULL = re.compile(
     r"at (/data/\d+)?/(\w+_by|workflow_subtype): None (for not nullable|is not of type '\w+')$")
+# the answers about invoices and OAuth applications: recorded_billing_oauth gives their lists the recorded envelopes
+# and the tokens' oauth_accesses_by_resource only its database key, empty
+BILLING_OAUTH_PATH = re.compile(r"^/v1/organizations/[^/]+/(invoices|oauth-applications)(/|$)")
 LEAN_COMPLETE = re.compile(r"^PATCH /v1/.*/workflows/\d+/complete$")
+# the public regions and query-pattern reports: recorded_regions_reports leaves out the regions' public_ip_addresses, a
+# pending report's download_url and finished_at, a completed one's actor and url
+REPORT_PATH = re.compile(r"^/v1/organizations/[^/]+/databases/[^/]+/branches/[^/]+/query-patterns(/[^/]+)?$")
+RECORDED_REPORT_WITHOUT = {"download_url", "finished_at", "actor", "url"}
+# the answers about metrics: recorded_metrics gives series and instant metrics as objects where the spec types strings
+METRICS_ITEM = re.compile(r": at /(series|metrics)/\d+: ")
+METRICS_PATH = re.compile(r"^/v1/organizations/[^/]+/databases/[^/]+/branches/[^/]+/metrics(/|$)")
+# the answers about query insights: recorded_insights gives durations as fractions, the recorded envelopes, and items
+# without the keys the platform's recorded ones lack
+INSIGHTS_PATH = re.compile(r"^/v1/organizations/[^/]+/databases/[^/]+/branches/[^/]+/insights(/|$)")
+INSIGHTS_FRACTION = re.compile(r"/(sum_total|sum_cpu|sum_io|total)_duration_millis: [\d.e-]+ is not of type 'integer'$")
+RECORDED_INSIGHTS_WITHOUT = {
+    "sum_shard_queries", "max_shard_queries", "avg_shard_queries", "egress_bytes", "egress_bytes_per_query",
+    "max_egress_bytes", "ingress_bytes", "ingress_bytes_per_query", "max_ingress_bytes", "blocks_read", "blocks_hit",
+    "block_cache_hit_ratio", "blocks_dirtied", "blocks_written", "statement_type", "keyspace", "tables", "password"}
 # success statuses an operation does not declare that the platform answers under a setting
 # (../shared/reference/README.md, "More of the platform"): (operation, status) -> the setting that asks for it
 DEVIATIONS = {
@@ -281,20 +301,27 @@ class PublishedApi:
         workflow = settings.get("recorded_vitess", False) and WORKFLOW_PATH.match(exchange.path) is not None
         if workflow and RECORDED_WORKFLOW_NULL.search(problem):
             return True  # a workflow's workflow_subtype and *_by actors null, as the platform's recorded ones
+        if settings.get("recorded_metrics") and METRICS_PATH.match(exchange.path) and METRICS_ITEM.search(problem):
+            return True  # a series or an instant metric as the object the platform answers, not a string
         if settings.get("lean_write_answers") and LEAN_COMPLETE.search(f"{exchange.method} {exchange.path}") \
                 and re.search(r"at /state: 'complete' is not one of", problem):
             return True  # the complete action's recorded answer says complete
+        insights = settings.get("recorded_insights", False) and INSIGHTS_PATH.match(exchange.path) is not None
+        if insights and INSIGHTS_FRACTION.search(problem):
+            return True  # a duration as the fraction the platform answers
         match = re.search(r"at (\S*): missing required '([^']+)'$", problem)
         if match is None:
             return False
         where, missing = match.groups()
+        if insights and (missing in RECORDED_INSIGHTS_WITHOUT or (is_list and where == "/" and missing != "data")):
+            return True  # a recorded envelope, or an item without the keys the platform's recorded ones lack
         envelope = settings.get("list_envelope", "full")
         if is_list and where == "/" and envelope == "bare" and missing != "data":
             return True
         if is_list and where == "/" and envelope == "no_totals" and missing in ENVELOPE_TOTALS:
             return True
         if settings.get("lean_write_answers") and LEAN_WRITES.search(f"{exchange.method} {exchange.path}"):
-            return True  # a deploy request's close, deploy or cancel answered with the recorded lean body
+            return True  # a deploy request's close, deploy, cancel, complete-deploy or force-cutover, lean
         if settings.get("lean_write_answers") and missing == "username" and LEAN_PASSWORD_CREATE.search(
                 f"{exchange.method} {exchange.path}"):
             return True  # a password's create answered without username, as a recorded answer of the platform
@@ -303,6 +330,13 @@ class PublishedApi:
             return True  # a database without ready and kind (a keyspace without ready: recorded_vitess, below)
         if settings.get("recorded_vitess", False) and KEYSPACE_PATH.match(exchange.path):
             return True  # a lean keyspace record or list, a resize request without display names or vector fields
+        if settings.get("recorded_billing_oauth", False) and BILLING_OAUTH_PATH.match(exchange.path) and (
+                (is_list and where == "/" and missing != "data") or "/oauth_accesses_by_resource" in where):
+            return True  # a recorded envelope, or a token's recorded oauth_accesses_by_resource: {"database": {}}
+        if settings.get("recorded_regions_reports", False) and (
+                (exchange.path == "/v1/regions" and missing == "public_ip_addresses")
+                or (REPORT_PATH.match(exchange.path) and missing in RECORDED_REPORT_WITHOUT)):
+            return True  # a public region, or a report, without the keys the platform's recorded ones lack
         if workflow and missing in RECORDED_WORKFLOW_WITHOUT:
             return True  # a workflow (or their list) without the keys the platform's recorded ones lack
         if settings.get("recorded_capacity", False) and (missing.startswith("vtgate_") or missing == "replicas"):

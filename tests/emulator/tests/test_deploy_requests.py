@@ -518,12 +518,51 @@ def test_throttler_storage_check_and_force_cutover(api):
     per_keyspace = {"configurations": [{"keyspace_name": "app", "ratio": 10}]}
     assert api.patch(f"{DRS}/{number}/throttler", json=per_keyspace).json()["configurations"][0]["ratio"] == 10
     error_of(api.patch(f"{DRS}/{number}/throttler", json={"ratio": 99}), 422, "invalid_params")
-    storage = api.get(f"{DRS}/{number}/storage-check").json()
-    assert storage["enough_storage"] is True and storage["storage_bytes_needed"] > 0
     error_of(api.post(f"{DRS}/{number}/force-cutover"), 422)  # nothing running
     act(api, number, "deploy")
     api.advance(2)
     assert act(api, number, "force-cutover")["deployment"]["force_cutover_requested_at"]
+
+
+def test_the_storage_check_says_what_a_deploy_needs_and_what_is_left(api):
+    number = ready_request(api)
+    storage = api.get(f"{DRS}/{number}/storage-check").json()
+    assert (storage["enough_storage"], storage["upgradeable"], storage["storage_bytes_needed"]) == (True, True, 2**20)
+    settings(api, deploy_storage_remaining=1000)
+    storage = api.get(f"{DRS}/{number}/storage-check").json()
+    shard = storage["storage_report"]["app"]["-"]
+    assert storage["enough_storage"] is False and shard["has_enough"] is False
+    assert (shard["remaining"], shard["capacity"], shard["storage_needed"]) == (1000, 2**30 + 1000, 2**20)
+
+
+@pytest.mark.parametrize("gated", [False, True], ids=["auto-cutover", "gated"])
+def test_a_blocked_cutover_waits_until_it_is_forced(api, gated):
+    number = ready_request(api, auto_cutover=not gated)
+    settings(api, cutover_blocked=True)
+    act(api, number, "deploy")
+    api.advance(2)
+    if gated:
+        assert get(api, number)["deployment_state"] == "pending_cutover"
+        act(api, number, "apply-deploy")
+    api.advance(60)
+    assert get(api, number)["deployment_state"] == "in_progress_cutover"
+    forced = act(api, number, "force-cutover")
+    assert forced["deployment_state"] == "in_progress_cutover" and forced["deployment"]["force_cutover_requested_at"]
+    api.advance(1)
+    assert get(api, number)["deployment_state"] == "complete_pending_revert"
+    assert "posts" in main_tables(api)
+
+
+def test_a_blocked_cutover_goes_on_once_the_lock_is_gone(api):
+    number = ready_request(api)
+    settings(api, cutover_blocked=True)
+    act(api, number, "deploy")
+    api.advance(30)
+    assert get(api, number)["deployment_state"] == "in_progress_cutover"
+    settings(api, cutover_blocked=False)
+    assert get(api, number)["deployment_state"] == "in_progress_cutover"
+    api.advance(1)
+    assert get(api, number)["deployment_state"] == "complete_pending_revert"
 
 
 # ---------------------------------------------------------------- faults and shapes
@@ -558,6 +597,27 @@ def test_lean_write_answers_carry_only_the_deployment_state(api):
     assert get(api, number)["state"] == "closed"
     settings(api, lean=False)
     assert "state" in api.patch(f"{DRS}/{number}", json={"state": "closed"}).json()
+
+
+def test_lean_answers_of_a_force_cutover_and_a_completed_errored_deploy(api):
+    """The recorded answers of force-cutover (with force_cutover_requested_at) and complete-deploy."""
+    number = ready_request(api)
+    settings(api, lean_write_answers=True, cutover_blocked=True)
+    act(api, number, "deploy")
+    api.advance(2)
+    forced = act(api, number, "force-cutover")
+    assert set(forced) == {"id", "number", "deployment"}
+    assert set(forced["deployment"]) == {"state", "force_cutover_requested_at"}
+    assert forced["deployment"]["state"] == "in_progress_cutover"
+    dev_branch(api, "errs", "CREATE TABLE `errs` (`id` bigint PRIMARY KEY)")
+    errored = open_request(api, branch="errs")["number"]
+    api.advance(1)
+    settings(api, deploy_fail_state="complete_error")
+    act(api, errored, "deploy")
+    api.advance(2)
+    assert get(api, errored)["deployment_state"] == "complete_error"
+    assert act(api, errored, "complete-deploy") == {"id": get(api, errored)["id"], "number": errored,
+                                                    "deployment": {"state": "complete"}}
 
 
 def test_lean_shapes_on_the_new_lists_and_records(api):

@@ -1,5 +1,7 @@
 """Credentials on the resource API, the OAuth server and the application token endpoints."""
 
+import re
+
 import pytest
 
 from .conftest import DB
@@ -211,3 +213,42 @@ def test_deprecated_application_token_endpoint(api):
     assert api.post(path, json={**refresh}).json()["code"] == "invalid_params"
     assert api.post(path, json={**refresh, "grant_type": "password"}).status_code == 422
     assert api.post(f"{APPS}/unknown/token", json={**refresh, "refresh_token": "x"}).status_code == 404
+
+
+# ---------------------------------------------------------------- OAuth applications
+
+
+def test_applications_listed_and_read_without_their_client_secret(api):
+    app = api.world["oauth_application"]
+    api.login()
+    listed = api.get(APPS).json()
+    assert listed["total_count"] == 1 and "mcp_tool_groups" not in listed["data"][0]
+    record = listed["data"][0]
+    assert (record["id"], record["name"], record["client_id"], record["tokens"]) == (app["id"], app["name"],
+                                                                                      app["client_id"], 1)
+    assert record["scopes"] == app["scope"] and record["domain"] == "127.0.0.1"
+    assert [entry["scope"] for entry in record["scopes_by_resource"]["organization"]] == [
+        "read_organization", "write_organization", "read_databases", "write_databases"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", record["created_at"])
+    assert app["client_secret"] not in str(listed)
+    assert api.get(f"{APPS}/{app['id']}").json() == record
+    assert api.get(f"{APPS}/unknown").status_code == 404
+
+
+def test_recorded_shapes_of_applications_and_tokens_carry_the_tokens_secrets(api):
+    app_id = api.world["oauth_application"]["id"]
+    token = api.login()
+    assert api.control("POST", "/settings", json={"recorded_billing_oauth": True}).status_code == 200
+    listed = api.get(APPS).json()
+    assert listed.keys() == {"data"} and listed["data"][0]["mcp_tool_groups"] is None
+    assert listed["data"][0]["created_at"].endswith("Z") and "." not in listed["data"][0]["created_at"]
+    assert api.get(f"{APPS}/{app_id}").json() == listed["data"][0]
+    tokens = api.get(f"{APPS}/{app_id}/tokens").json()
+    assert tokens.keys() == {"data"}
+    record = tokens["data"][0]
+    assert (record["token"], record["plain_text_refresh_token"]) == (token["access_token"], token["refresh_token"])
+    assert [record[key] for key in ("name", "expires_at", "actor_id", "service_token_accesses")] == [None] * 4
+    assert record["oauth_accesses_by_resource"] == {"database": {}} and "." not in record["created_at"]
+    path = f"{APPS}/{app_id}/tokens/{record['id']}"
+    assert api.get(path).json() == record
+    assert api.delete(path).status_code == 204 and api.get(path).status_code == 404

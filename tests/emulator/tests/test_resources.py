@@ -1,5 +1,6 @@
 """The resource API: every endpoint, its success code, its rules and its errors."""
 
+import gzip
 import re
 
 import pytest
@@ -285,7 +286,8 @@ def test_report_lifecycle_and_download(api):
     assert location.startswith(f"http://localhost/_emulator/signed/{report['id']}?")
 
     signed = api.client.get(location.replace("http://localhost", ""))
-    assert signed.status_code == 200 and signed.json()["report"] == report["id"]
+    assert signed.status_code == 200 and signed.headers["content-type"] == "application/gzip"
+    assert gzip.decompress(signed.content).decode().splitlines()[1].startswith(f"{report['id']},acme,app,main,")
     tampered = api.client.get(location.replace("http://localhost", "").replace("signature=", "signature=0"))
     error_of(tampered, 403, "forbidden")
 

@@ -1,5 +1,6 @@
 """Against real servers: dropped connections, concurrency, cross-host redirects, the CLI and TLS."""
 
+import gzip
 import ssl
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -84,7 +85,7 @@ def test_download_redirect_goes_to_another_host_without_credentials(remote, serv
     response = remote.client.get(
         f"{MAIN}/query-patterns/{report['id']}/download", headers=remote.auth, follow_redirects=True
     )
-    assert response.status_code == 200 and response.json()["report"] == report["id"]
+    assert response.status_code == 200 and gzip.decompress(response.content).decode().count(report["id"]) == 1
     assert response.url.host == "localhost" and response.url.port == server.port
     download, signed = remote.control("GET", "/requests").json()
     assert (download["status"], download["authorization_sent"]) == (302, True)

@@ -7,11 +7,15 @@ The state machine (timings are settings, records.Settings)::
                                            \\-> (auto_cutover false) pending_cutover
                                                    --apply-deploy / auto-apply--> in_progress_cutover --step-->
                                                    complete_pending_revert
+                                           \\-> (cutover_blocked) in_progress_cutover, until force-cutover
                                            \\-> (instant_ddl) complete (no revert window)
                                            \\-> (deploy_fail_state set when queued) that state
     skip-revert: complete_pending_revert -> complete
     revert: complete_pending_revert -> in_progress_revert --step--> complete_revert (or complete_revert_error)
     cancel: queued -> cancelled; in_progress, pending_cutover -> in_progress_cancel --step--> complete_cancel
+    force-cutover (in_progress, pending_cutover, in_progress_cutover): a cutover the cutover_blocked setting holds
+        in in_progress_cutover goes on --step--> complete_pending_revert
+    complete-deploy: complete_error -> complete
 
 The schema goes live on the production branch on entering complete_pending_revert (the request is then
 closed and deployed): real statements on its MariaDB schema (dataplane/schema.py: CREATE TABLE ... LIKE the branch's, a
@@ -121,6 +125,8 @@ class DeployRequests:
         """Run every transition of the database's deploy requests that is due by now, at the time it was due."""
         now = self.now()
         for record in list(db.deploy_requests.values()):
+            if record.state == "in_progress_cutover" and record.next_at is None and not self._held(record):
+                record.next_at = self._step(now)  # the lock that held the cutover is gone
             while record.next_at is not None and record.next_at <= now:
                 at, record.next_at = record.next_at, None
                 self._advance(db, record, at)
@@ -136,6 +142,8 @@ class DeployRequests:
                 self._enter(db, record, record.fail_state, at)
             elif record.instant:
                 self._enter(db, record, "complete", at)
+            elif record.model.deployment.auto_cutover and self._held(record):
+                self._enter(db, record, "in_progress_cutover", at)
             elif record.model.deployment.auto_cutover:
                 self._enter(db, record, "complete_pending_revert", at)
             else:
@@ -148,6 +156,10 @@ class DeployRequests:
             self._enter(db, record, "complete_revert_error" if record.revert_fails else "complete_revert", at)
         elif state == "in_progress_cancel":
             self._enter(db, record, "complete_cancel", at)
+
+    def _held(self, record: DeployRecord) -> bool:
+        """Whether a lock holds the request's cutover (the cutover_blocked setting) and no force was asked."""
+        return self.settings.cutover_blocked and record.model.deployment.force_cutover_requested_at is None
 
     def _step(self, at: datetime) -> datetime:
         return at + timedelta(seconds=self.settings.deploy_step_delay)
@@ -257,8 +269,9 @@ class DeployRequests:
             deployment.ready_to_cutover_at = when
             self._operations_to(record, "complete", at, 100.0)
         elif state == "in_progress_cutover":
-            deployment.cutover_actor = who
-            record.next_at = self._step(at)
+            deployment.cutover_actor = deployment.cutover_actor or who
+            deployment.cutover_at = deployment.cutover_at or when
+            record.next_at = None if self._held(record) else self._step(at)
         elif state in ("complete_pending_revert", "complete") and dr.deployed_at is None:
             self._go_live(db, record, at)
             if state == "complete_pending_revert":
@@ -453,12 +466,16 @@ class DeployRequests:
 
     @locked
     def storage_check(self, org: OrgRecord, database: str, number: int) -> StorageCheck:
+        """1 GiB used and deploy_storage_remaining left on the one shard; 1 MiB needed for each table changed."""
         db, record = self._deploy_request(org, database, number)
-        capacity, used = 100 * 2**30, 2**30
+        used, remaining = 2**30, self.settings.deploy_storage_remaining
+        capacity = used + remaining
         needed = 2**20 * sum(op.change.after is not None for op in record.operations)
-        shard = {"used": used, "capacity": capacity, "remaining": capacity - used,
-                 "percentage_used": round(100 * used / capacity, 2), "storage_needed": needed, "has_enough": True}
-        return StorageCheck(storage_bytes_needed=needed, storage_report={db.model.name: {"-": shard}})
+        enough = remaining >= needed
+        shard = {"used": used, "capacity": capacity, "remaining": remaining,
+                 "percentage_used": round(100 * used / capacity, 2), "storage_needed": needed, "has_enough": enough}
+        return StorageCheck(enough_storage=enough, upgradeable=True, storage_bytes_needed=needed,
+                            storage_report={db.model.name: {"-": shard}})
 
     # ------------------------------------------------------------ writes
 
@@ -584,7 +601,10 @@ class DeployRequests:
         record = self._deploy_request(org, database, number)[1]
         if record.state not in ("in_progress", "pending_cutover", "in_progress_cutover"):
             self._refuse(record, "force a cutover")
-        record.model.deployment.force_cutover_requested_at = stamp(self.now())
+        deployment = record.model.deployment
+        deployment.force_cutover_requested_at = deployment.force_cutover_requested_at or stamp(self.now())
+        if record.state == "in_progress_cutover" and record.next_at is None:
+            record.next_at = self._step(self.now())  # the transactions that held the lock are ended
         return record.render()
 
     @locked

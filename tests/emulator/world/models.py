@@ -328,6 +328,12 @@ class QueryPatternReport(Record):
     download_url: Link
     actor: Actor
 
+    def _lean(self, data: dict[str, Any], context: dict) -> dict[str, Any]:
+        if not context.get("recorded_regions_reports"):
+            return data
+        left_out = ("download_url", "finished_at") if data["state"] == "pending" else ("actor", "url")
+        return {key: value for key, value in data.items() if key not in left_out}
+
 
 class AccessName(BaseModel):
     name: str

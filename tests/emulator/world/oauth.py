@@ -4,11 +4,20 @@ the token endpoint and token info, are routes/oauth.py).
 Service tokens are presented as "<id>:<token>"; access tokens as "Bearer <token>".
 Authorization codes are single-use; refresh tokens rotate, and a refresh revokes the previous access token
 at once.
+
+The organization's OAuth applications are listed and read without their client secrets, each with the number of
+tokens it holds; their tokens are listed, read and revoked. Under the ``recorded_billing_oauth`` setting both take
+the shapes of the platform's recorded answers (recorded_application, recorded_token): the token records then still
+carry the plain-text access and refresh tokens, as the platform's do.
 """
 
 import hmac
-from datetime import timedelta
+import re
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel
 
 from .models import (
     AccessName,
@@ -49,6 +58,51 @@ if TYPE_CHECKING:
 
 USER_SCOPES = frozenset({"read_user", "write_user", "email", "profile", "openid"})
 CODE_LIFETIME = timedelta(minutes=10)
+# What the platform's recorded token records hold null (recorded_billing_oauth), beside their secrets.
+RECORDED_TOKEN_NULLS = ("name", "expires_at", "actor_id", "service_token_accesses")
+MILLISECONDS = re.compile(r"\.\d{3}Z$")
+
+
+class OAuthApplication(BaseModel):
+    """An OAuth application as GET .../oauth-applications answers it: never its client secret."""
+
+    id: str
+    name: str
+    redirect_uri: str
+    domain: str
+    created_at: str
+    updated_at: str
+    scopes: str
+    avatar: str
+    client_id: str
+    tokens: int
+    dcr: bool = False
+    single_org_authorization: bool = False
+    requires_org_scope: bool = True
+    scopes_by_resource: dict[str, list[dict]]
+    all_scopes_by_resource: dict[str, list[dict]]
+
+
+def _scope_kind(scope: str) -> tuple[str, str]:
+    kind, _, access = scope.rpartition(":")
+    return kind or ("user" if access in USER_SCOPES else "organization"), access
+
+
+def _without_milliseconds(record: dict) -> dict:
+    return {key: MILLISECONDS.sub("Z", value) if key.endswith("_at") and isinstance(value, str) else value
+            for key, value in record.items()}
+
+
+def recorded_application(record: dict) -> dict:
+    """An application record as the platform's recorded answers have it: mcp_tool_groups, whole seconds."""
+    return {**_without_milliseconds(record), "mcp_tool_groups": None}
+
+
+def recorded_token(record: dict) -> dict:
+    """A token record as the platform's recorded answers have it: null fields, only database accesses, whole
+    seconds; the record keeps whatever secrets it was given."""
+    return {**_without_milliseconds(record), **dict.fromkeys(RECORDED_TOKEN_NULLS),
+            "oauth_accesses_by_resource": {"database": {}}}
 
 
 class Authority:
@@ -58,6 +112,7 @@ class Authority:
         self.world = world
         self.lock = world.lock
         self.apps: dict[str, OAuthApp] = {}
+        self.app_created: dict[str, datetime] = {}  # application id -> when it was registered
         self.service_tokens: dict[str, ServiceToken] = {}
         self.codes: dict[str, AuthCode] = {}
         self.grants: dict[str, Grant] = {}
@@ -82,6 +137,7 @@ class Authority:
             scopes=scopes,
         )
         self.apps[app.id] = app
+        self.app_created[app.id] = self.world.now()
         return app
 
     @locked
@@ -230,8 +286,7 @@ class Authority:
         }
         accesses = []
         for item in scope.split():
-            kind, _, access = item.rpartition(":")
-            kind = kind or ("user" if access in USER_SCOPES else "organization")
+            kind, access = _scope_kind(item)
             description = access.replace("_", " ").capitalize()
             getattr(by_resource, kind).accesses.append(AccessName(name=access, description=description))
             resource_type, resource = resources.get(kind, resources["organization"])
@@ -295,15 +350,48 @@ class Authority:
             raise not_found("OAuth token")
         return grant
 
-    @locked
-    def app_tokens(self, org: OrgRecord, app_id: str, paging: Paging) -> Window[OAuthToken]:
-        app = self._app(org, app_id)
-        page = window([g for g in self.grants.values() if g.app is app], paging)
-        return Window([self.token_record(g) for g in page.items], page.total)
+    def _application_record(self, app: OAuthApp) -> OAuthApplication:
+        created = stamp(self.app_created[app.id])
+        by_resource: dict[str, list[dict]] = {}
+        for scope in app.scopes.split():
+            kind, access = _scope_kind(scope)
+            by_resource.setdefault(kind, []).append(
+                {"scope": access, "description": access.replace("_", " ").capitalize(), "admin": False})
+        return OAuthApplication(
+            id=app.id,
+            name=app.name,
+            redirect_uri=app.redirect_uri,
+            domain=urlsplit(app.redirect_uri).hostname or "",
+            created_at=created,
+            updated_at=created,
+            scopes=app.scopes,
+            avatar=f"https://avatars.example.test/oauth-applications/{app.id}.png",
+            client_id=app.client_id,
+            tokens=sum(1 for grant in self.grants.values() if grant.app is app),
+            scopes_by_resource=by_resource,
+            all_scopes_by_resource={kind: [dict(entry, selected=True) for entry in entries]
+                                    for kind, entries in by_resource.items()},
+        )
 
     @locked
-    def app_token(self, org: OrgRecord, app_id: str, token_id: str) -> OAuthToken:
-        return self.token_record(self._grant(org, app_id, token_id))
+    def applications(self, org: OrgRecord, paging: Paging) -> Window[OAuthApplication]:
+        page = window([app for app in self.apps.values() if app.organization == org.ref.name], paging)
+        return Window([self._application_record(app) for app in page.items], page.total)
+
+    @locked
+    def application(self, org: OrgRecord, app_id: str) -> OAuthApplication:
+        return self._application_record(self._app(org, app_id))
+
+    @locked
+    def app_tokens(self, org: OrgRecord, app_id: str, paging: Paging, *, reveal: bool = False) -> Window[OAuthToken]:
+        """The application's tokens; with ``reveal`` their plain-text tokens too, as the platform's recorded reads."""
+        app = self._app(org, app_id)
+        page = window([g for g in self.grants.values() if g.app is app], paging)
+        return Window([self.token_record(g, reveal=reveal) for g in page.items], page.total)
+
+    @locked
+    def app_token(self, org: OrgRecord, app_id: str, token_id: str, *, reveal: bool = False) -> OAuthToken:
+        return self.token_record(self._grant(org, app_id, token_id), reveal=reveal)
 
     @locked
     def revoke_token(self, org: OrgRecord, app_id: str, token_id: str) -> None:

@@ -85,6 +85,21 @@ FULL.update(recorded_capacity=False)
 # recorded answers lack, with null actors.
 LEAN.update(recorded_vitess=True)
 FULL.update(recorded_vitess=False)
+# What the platform's metrics answers are (issue 47): series and instant metrics as objects, table maps by keyspace.
+LEAN.update(recorded_metrics=True)
+FULL.update(recorded_metrics=False)
+# What the platform's invoices and OAuth applications say (issue 47): lean list envelopes, billing periods as dates,
+# token records with null fields that still carry their secrets.
+LEAN.update(recorded_billing_oauth=True)
+FULL.update(recorded_billing_oauth=False)
+# What the platform's public regions and query-pattern reports say (issue 47): the public list bare, its regions with
+# type and current_default and without public_ip_addresses; a report's create answer without download_url and
+# finished_at, a completed report without actor and url.
+LEAN.update(recorded_regions_reports=True)
+FULL.update(recorded_regions_reports=False)
+# What the platform's query insights say (issue 47): fractional durations, lean list envelopes, items with type.
+LEAN.update(recorded_insights=True)
+FULL.update(recorded_insights=False)
 
 
 def expand_lean(changes: dict) -> dict:
@@ -114,8 +129,9 @@ class Settings(BaseModel):
     cluster_rate_name: bool = Field(False, description="branch records carry cluster_rate_name, not cluster_name")
     type_keys: bool = Field(False, description='records carry "type" ("Branch", "Region", ...)')
     lean_write_answers: bool = Field(
-        False, description="a deploy request's close, deploy and cancel answers carry only id, number and "
-        "deployment.state (no state, no deployment_state), and a password's create answer no username, as the "
+        False, description="a deploy request's close, deploy, cancel, complete-deploy and force-cutover answers "
+        "carry only id, number and deployment.state (no state, no deployment_state; force-cutover also "
+        "force_cutover_requested_at), and a password's create answer no username, as the "
         "platform's recorded answers do")
     zero_times: bool = Field(
         False, description="a webhook that has sent nothing has last_sent_at 0001-01-01T00:00:00.000Z (the zero "
@@ -132,6 +148,27 @@ class Settings(BaseModel):
         "actor without avatar_url, VSchema answers html beside raw, and workflows without defer_secondary_keys, "
         "on_ddl, workflow_errors, may_restart, sequence_tables_applied, global_keyspace, with a null "
         "workflow_subtype and null *_by actors (lists without per_page), as the platform's recorded answers")
+    recorded_billing_oauth: bool = Field(
+        False, description="invoices and their line items listed as {type, next_page, data} with billing periods as "
+        "dates; OAuth applications and tokens listed as a bare {data}, times without milliseconds, applications with "
+        "mcp_tool_groups, tokens with a null name, expires_at, actor_id and service_token_accesses, only database in "
+        "oauth_accesses_by_resource, and their token and plain_text_refresh_token, as the platform's recorded answers")
+    recorded_regions_reports: bool = Field(
+        False, description="the public regions carry current_default and no public_ip_addresses; a pending "
+        "query-pattern report no download_url nor finished_at, a completed one no actor nor url, as the platform's "
+        "recorded answers")
+    recorded_metrics: bool = Field(
+        False, description="metrics answers as the platform's (planetscale/cli): series and instant metrics as objects "
+        "(points [unix seconds, value]), .../metrics/tables keyed by keyspace, the tablets' instant branch with only "
+        "its name; off: as the published description types them (JSON strings, tables keyed by table name)")
+    recorded_insights: bool = Field(
+        False, description="query insights as the platform's recorded answers (planetscale-go): durations as "
+        "fractions, lists as {type, current_page, data} (tags, tag summaries and a fingerprint's statistics {type, "
+        "data}), queries and errors with their type and without the egress, ingress, block and shard-query fields, "
+        "samples without statement_type, keyspace, tables and password")
+    insights_slow_query_ms: float = Field(
+        1000.0, ge=0, description="query insights: a minute in which a statement of the branch ran at least this "
+        "long is a minute in violation (anomalies)")
     deploy_check_delay: float = Field(1.0, ge=0, description="seconds a new deploy request stays pending (its check)")
     deploy_step_delay: float = Field(1.0, ge=0, description="seconds each step of a deploy, cancel or revert takes")
     revert_window: float = Field(1800.0, ge=0, description="seconds a deployed request can be reverted")
@@ -140,6 +177,12 @@ class Settings(BaseModel):
         description="deploys started while set end in this state after in_progress (complete_revert_error: "
         "reverts started while set end so); null: deploys succeed",
     )
+    cutover_blocked: bool = Field(
+        False, description="a long transaction holds the locks a cutover needs: deploys wait in in_progress_cutover "
+        "(also with auto_cutover) until force-cutover is asked, or until this is turned off")
+    deploy_storage_remaining: int = Field(
+        99 * 2**30, ge=0, description="bytes of storage left on each shard of a production branch (1 GiB is used): "
+        "the deploy storage check says enough_storage false when a deploy needs more")
     backup_step_delay: float = Field(1.0, ge=0, description="seconds a new backup stays pending, then running")
     backup_fail_state: Literal["failed", "canceled"] | None = Field(
         None, description="backups created while set end in this state instead of success; null: they succeed"
@@ -181,7 +224,7 @@ class Settings(BaseModel):
         """The serialization context of the record shapes these settings ask for."""
         return {"type_keys": self.type_keys, "cluster_rate_name": self.cluster_rate_name, "zero_times": self.zero_times,
                 "recorded_databases": self.recorded_databases, "recorded_capacity": self.recorded_capacity,
-                "recorded_vitess": self.recorded_vitess}
+                "recorded_vitess": self.recorded_vitess, "recorded_regions_reports": self.recorded_regions_reports}
 
 
 class Clock:
@@ -189,12 +232,24 @@ class Clock:
 
     def __init__(self) -> None:
         self.offset = timedelta()
+        self.started = datetime.now(UTC)  # real time: what the servers ran before belongs to an earlier world
+        self.advances: list[tuple[datetime, timedelta]] = []  # (real moment, the offset from then on)
 
     def now(self) -> datetime:
         return datetime.now(UTC) + self.offset
 
     def advance(self, seconds: float) -> None:
         self.offset += timedelta(seconds=seconds)
+        self.advances.append((datetime.now(UTC), self.offset))
+
+    def at(self, real: datetime) -> datetime:
+        """A real moment (a statement the servers ran) on this clock: shifted by the offset in effect then."""
+        offset = timedelta()
+        for moment, after in self.advances:
+            if moment > real:
+                break
+            offset = after
+        return real + offset
 
 
 def stamp(moment: datetime) -> str:

@@ -11,6 +11,7 @@ follow the emulator clock: real UTC time plus an offset that the control API adv
 They are computed when a resource is read ("settled"), so nothing runs in the background.
 """
 
+import gzip
 import hashlib
 import hmac
 import random
@@ -335,6 +336,15 @@ class World(AuditLog, Bouncers, Capacity, TrafficBudgets, Webhooks, Access, Bran
         return window([r for r in org.regions.values() if r.enabled], paging)
 
     @locked
+    def public_regions(self, paging: Paging) -> Window[Region]:
+        """The platform's regions, which every organization's are (GET /regions needs no credentials)."""
+        found: dict[str, Region] = {}
+        for org in self.orgs.values():
+            for region in org.regions.values():
+                found.setdefault(region.slug, region)
+        return window(list(found.values()), paging)
+
+    @locked
     def database(self, org: OrgRecord, name: str) -> Database:
         return self.render_database(self.find_database(org, name))
 
@@ -550,8 +560,8 @@ class World(AuditLog, Bouncers, Capacity, TrafficBudgets, Webhooks, Access, Bran
         return hmac.new(self.signing_key, f"{rid}:{expires}".encode(), hashlib.sha256).hexdigest()
 
     @locked
-    def signed_report(self, rid: str, expires: int, signature: str) -> dict:
-        """The content of a report, for a signed URL that is valid and not expired."""
+    def signed_report(self, rid: str, expires: int, signature: str) -> bytes:
+        """The content of a report, a gzip CSV, for a signed URL that is valid and not expired."""
         valid = hmac.compare_digest(self._signature(rid, expires), signature)
         if not valid or self.now().timestamp() > expires:
             raise ApiError(403, "forbidden", "Invalid or expired signature")
@@ -559,19 +569,11 @@ class World(AuditLog, Bouncers, Capacity, TrafficBudgets, Webhooks, Access, Bran
             for db in org.databases.values():
                 for branch in db.branches.values():
                     if rid in branch.reports:
-                        return {
-                            "report": rid,
-                            "organization": org.ref.name,
-                            "database": db.model.name,
-                            "branch": branch.model.name,
-                            "patterns": [
-                                {
-                                    "fingerprint": "select * from `users` where `id` = ?",
-                                    "count": 42,
-                                    "total_time_ms": 12.5,
-                                }
-                            ],
-                        }
+                        rows = ["report,organization,database,branch,fingerprint,count,total_time_ms",
+                                f"{rid},{org.ref.name},{db.model.name},{branch.model.name},"
+                                '"select * from `users` where `id` = ?",42,12.5']
+                        # mtime 0: the same report is the same bytes, whenever it is downloaded
+                        return gzip.compress(("\r\n".join(rows) + "\r\n").encode(), mtime=0)
         raise not_found("Query patterns report")
 
     # ------------------------------------------------------------ teams and members
