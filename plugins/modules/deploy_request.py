@@ -45,13 +45,19 @@ options:
         deployable or has no changes.
       - V(deployed) also queues the deploy (unless it is already queued or deployed) and waits until the schema is
         live on O(into_branch) (V(complete_pending_revert) or V(complete)), or a gated deploy waits for its cutover
-        (V(pending_cutover)). A deployed request is not deployed again.
+        (V(pending_cutover)). A deployed request is not deployed again; one whose deploy was cancelled before the task
+        began (V(cancelled), V(complete_cancel)) is, as the platform allows.
       - The wait ends only there, or at once in a state from which the deploy cannot succeed. Any other state, or an
         answer without a deployment state (a read may lag behind the deploy), keeps it waiting until O(wait_timeout);
         a deployment state the collection does not know fails the task with a sentence that names it.
       - V(closed) closes the request without deploying it; a closed or missing request is not a change.
+      - V(cancelled) cancels the request's deploy while it is queued or running, up to a gated deploy waiting in
+        V(pending_cutover) (POST C(cancel)), and with O(wait) waits until it has stopped. A deploy already cancelled is
+        not a change, nor is a request with no deploy queued or running (RV(msg) says so), nor a missing one. A deploy
+        that is cutting over (V(in_progress_cutover)) or live can no longer be cancelled, and the task fails, saying
+        to revert it within its revert window. The request stays open, and can be deployed again.
     type: str
-    choices: [open, deployed, closed]
+    choices: [open, deployed, closed, cancelled]
     default: open
   notes:
     description:
@@ -77,6 +83,33 @@ options:
         and skips O(revert_window); run it again with O(cutover=true) to finish the deploy.
     type: bool
     default: false
+  force_cutover:
+    description:
+      - Force the cutover of a deploy that is cutting over (V(in_progress_cutover)) (O(state=deployed) only). The
+        platform ends the queries and transactions that hold the locks of the changed tables, and the cutover goes on.
+        A long transaction can otherwise keep a cutover waiting there; without this option the task never forces one,
+        and a wait that times out there says so.
+      - Asked once per deploy (a deploy whose C(deployment.force_cutover_requested_at) is set is not forced again),
+        and only once the deploy is cutting over. It does not start a gated deploy's cutover, which O(cutover) does.
+    type: bool
+    default: false
+    version_added: 0.3.0
+  complete_errored:
+    description:
+      - Complete a deploy that ended in V(complete_error) (POST C(complete-deploy)), where the platform allows it,
+        rather than failing the task (O(state=deployed) only); the task then waits for V(complete). The platform's
+        refusal is the task's sentence. A deploy check that failed (V(error)) is not completed.
+    type: bool
+    default: false
+    version_added: 0.3.0
+  throttle_ratio:
+    description:
+      - How much the platform throttles the deploy's schema migrations, in every keyspace they change (0 to 95; V(0)
+        does not throttle them, V(95) slows them most), through the request's throttler (GET and PATCH C(throttler)).
+      - Compared with the ratio the throttler has in each keyspace, and set on an open request until its deploy is
+        live. Not with O(state=closed) or O(state=cancelled).
+    type: int
+    version_added: 0.3.0
   revert_window:
     description:
       - What to do with the revert window that follows a deploy (O(state=deployed) only).
@@ -105,7 +138,11 @@ notes:
   - Check mode predicts the states the request would reach, without writing or waiting. The diff shows the request's
     RV(deploy_request.state) and RV(deploy_request.deployment_state) before and after, and the settings the task gives.
   - A write whose answer is lost is read back rather than sent again, so a request is not created twice and a
-    deploy is not queued twice.
+    deploy is not queued twice. The platform answers a cancel, a force cutover and a completed deploy with the
+    deployment's state alone; the request is then read.
+  - Before a deploy is queued, the platform's storage check is read (GET C(storage-check)), also in check mode. When
+    it says the branch deployed into would run out of storage (C(enough_storage) false), the task fails before the
+    deploy with the bytes needed, each shard short of them and whether the cluster can be upgraded.
 seealso:
   - module: planetscale.cloud.deploy_request_info
   - plugin: planetscale.cloud.deploy_request_status
@@ -155,6 +192,33 @@ EXAMPLES = r"""
     number: "{{ staged.deploy_request.number }}"
     state: deployed
     revert_window: revert
+
+- name: Deploy add-audit gently; force its cutover should a long transaction hold it
+  planetscale.cloud.deploy_request:
+    organization: acme
+    database: app
+    branch: add-audit
+    state: deployed
+    throttle_ratio: 60
+    force_cutover: true
+    complete_errored: true
+  register: gentle
+
+- name: Queue a gated deploy of add-archive, without waiting
+  planetscale.cloud.deploy_request:
+    organization: acme
+    database: app
+    branch: add-archive
+    state: deployed
+    auto_cutover: false
+    wait: false
+
+- name: Cancel its deploy, queued, running or waiting for its cutover
+  planetscale.cloud.deploy_request:
+    organization: acme
+    database: app
+    branch: add-archive
+    state: cancelled
 """
 
 RETURN = r"""
@@ -194,6 +258,12 @@ deploy_request:
       description: The deployment (state, deployable, auto_cutover, auto_delete_branch, lint_errors,
         deploy_operations, timestamps).
       type: dict
+    throttler:
+      description: The request's throttler (keyspaces, configurations with each keyspace's ratio), as read or set;
+        in check mode as predicted (for a request to open, the C(ratio) it would be given).
+      returned: with O(throttle_ratio), while the request's settings can change
+      type: dict
+      version_added: 0.3.0
 status:
   description: What the request's state means to a person, as the filter planetscale.cloud.deploy_request_status gives
     it (V(pending), V(deployable), V(blocked), V(no_changes), V(deploying), V(awaiting_cutover), V(revertable),
@@ -201,9 +271,17 @@ status:
   returned: when the request exists or would be created; on a failure of the wait, the last state's
   type: str
   sample: revertable
+storage_check:
+  description: The platform's storage check, read before the deploy was queued (enough_storage, upgradeable,
+    storage_bytes_needed, storage_report by keyspace and shard).
+  returned: when the task queued a deploy, or would in check mode; also in the failure it causes
+  type: dict
+  sample: {"enough_storage": true, "upgradeable": true, "storage_bytes_needed": 1048576, "storage_report": {}}
+  version_added: 0.3.0
 msg:
-  description: Why the task stopped short of a deploy, when the request has no changes or awaits its cutover.
-  returned: when the request has no changes, or a gated deploy waits for O(cutover)
+  description: Why the task stopped short of a deploy, when the request has no changes or awaits its cutover; with
+    O(state=cancelled), that there was nothing to cancel.
+  returned: when the request has no changes, a gated deploy waits for O(cutover), or nothing was cancelled
   type: str
 """
 
@@ -211,7 +289,8 @@ import time
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
-from ansible_collections.planetscale.cloud.plugins.module_utils.deploy_machine import DEPLOYED, DeployMachine
+from ansible_collections.planetscale.cloud.plugins.module_utils.deploy_machine import (
+    DEPLOYED, DeployMachine, uniform_ratio)
 from ansible_collections.planetscale.cloud.plugins.module_utils.deploy_requests import (
     DEPLOYING, deployment_state, read_deploy_request, status)
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
@@ -238,20 +317,26 @@ class DeployRequest(DeployMachine):
         number=dict(type="int"),
         branch=dict(type="str"),
         into_branch=dict(type="str"),
-        state=dict(type="str", choices=["open", "deployed", "closed"], default="open"),
+        state=dict(type="str", choices=["open", "deployed", "closed", "cancelled"], default="open"),
         notes=dict(type="str"),
         auto_cutover=dict(type="bool"),
         auto_delete_branch=dict(type="bool"),
         instant_ddl=dict(type="bool"),
         cutover=dict(type="bool", default=False),
+        force_cutover=dict(type="bool", default=False),
+        complete_errored=dict(type="bool", default=False),
+        throttle_ratio=dict(type="int"),
         revert_window=dict(type="str", choices=["keep", "skip", "revert"], default="keep"),
         wait_timeout=dict(type="int", default=1800),
     )
     path_options = ("database", "branch", "into_branch")
 
-    # Options that act on an open or deployed request, refused with state=closed; and those for state=deployed only.
-    NOT_FOR_CLOSING = ("notes", "auto_cutover", "auto_delete_branch", "instant_ddl")
-    FOR_DEPLOYING = ("instant_ddl",)
+    # Options that act on an open or deployed request, refused with state=closed and cancelled; the flags among them;
+    # and those that also act with state=open.
+    NOT_FOR_CLOSING = ("notes", "auto_cutover", "auto_delete_branch", "throttle_ratio", "instant_ddl")
+    FLAGS = ("cutover", "force_cutover", "complete_errored")
+    FOR_OPENING = ("notes", "auto_cutover", "auto_delete_branch", "throttle_ratio")
+    ONLY = dict(closed="closes the deploy request", cancelled="cancels the deploy of the deploy request")
 
     def validate(self):
         super().validate()
@@ -261,13 +346,15 @@ class DeployRequest(DeployMachine):
         if params["number"] is None and params["branch"] is None:
             raise ModuleFailure("Give number (to name a deploy request) or branch (the branch to deploy from), to say "
                                 "which deploy request this is.")
+        if params["throttle_ratio"] is not None and not 0 <= params["throttle_ratio"] <= 95:
+            raise ModuleFailure("throttle_ratio must be 0 to 95, not %s." % params["throttle_ratio"])
         given = [name for name in self.NOT_FOR_CLOSING if params[name] is not None]
-        given += ["cutover"] if params["cutover"] else []
+        given += [name for name in self.FLAGS if params[name]]
         given += ["revert_window=%s" % params["revert_window"]] if params["revert_window"] != "keep" else []
-        if state == "closed" and given:
-            raise ModuleFailure("%s cannot be used with state=closed, which only closes the deploy request: leave %s "
-                                "out." % (", ".join(given), "it" if len(given) == 1 else "them"))
-        deploying = [name for name in given if name not in ("notes", "auto_cutover", "auto_delete_branch")]
+        if state in self.ONLY and given:
+            raise ModuleFailure("%s cannot be used with state=%s, which only %s: leave %s out." % (
+                ", ".join(given), state, self.ONLY[state], "it" if len(given) == 1 else "them"))
+        deploying = [name for name in given if name not in self.FOR_OPENING]
         if state == "open" and deploying:
             raise ModuleFailure("%s only act%s with state=deployed: set state to deployed, or leave %s out." % (
                 ", ".join(deploying), "s" if len(deploying) == 1 else "", "it" if len(deploying) == 1 else "them"))
@@ -311,16 +398,20 @@ class DeployRequest(DeployMachine):
     def run(self):
         self.deadline = time.monotonic() + self.params["wait_timeout"]
         self.writes = []
-        request = self.find()
+        request = self.throttled(self.find())
         before = self.view(request)
         if self.params["state"] == "closed":
             request = self.close(request)
+        elif self.params["state"] == "cancelled":
+            request = self.cancel(request)
         else:
             request = self.ensure(request)
             request = self.check(request) if self.params["state"] == "open" else self.deploy(request)
         result = dict(changed=self.is_changed())
         if request is not None:
             result.update(deploy_request=request, status=status(request))
+        if self.storage is not None:
+            result["storage_check"] = self.storage
         if self.message:
             result["msg"] = self.message
         if self.ctx.diff:
@@ -334,6 +425,10 @@ class DeployRequest(DeployMachine):
         shown = dict(state=request.get("state"), deployment_state=deployment_state(request))
         shown.update((name, (request.get("deployment") or {}).get(name)) for name in self.SETTINGS
                      if self.params.get(name) is not None)
+        if self.params["throttle_ratio"] is not None:
+            throttler = request.get("throttler") or {}
+            shown["throttle_ratio"] = throttler.get("ratio") if "configurations" not in throttler else uniform_ratio(
+                throttler)
         return shown
 
 

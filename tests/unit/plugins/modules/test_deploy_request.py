@@ -19,8 +19,12 @@ LINT = dict(lint_error="NO_UNIQUE_KEY", subject_type="table", table_name="logs",
             docs_url="https://planetscale.com/docs/learn/change-single-unique-key")
 
 
+ENOUGH = dict(enough_storage=True, upgradeable=True, storage_bytes_needed=1048576, storage_report={})
+
+
 class Platform:
-    """Answers by method and path below the database; each route's answers are taken in turn, the last one repeats."""
+    """Answers by method and path below the database; each route's answers are taken in turn, the last one repeats. A
+    storage check not scripted says there is enough storage."""
 
     def __init__(self, server, **routes):
         self.routes = {}
@@ -35,6 +39,8 @@ class Platform:
     def __call__(self, request):
         key = "%s %s" % (request["method"], request["path"][len(DATABASE):])
         answers = self.routes.get(key)
+        if not answers and key.startswith("GET ") and key.endswith("/storage-check"):
+            return 200, ENOUGH
         if not answers:
             return 418, {"code": "unscripted", "message": key}
         return answers.pop(0) if len(answers) > 1 else answers[0]
@@ -97,6 +103,12 @@ def failure(run, **args):
     (dict(branch="dev", into_branch="Main Branch"),
      "into_branch must be a branch name the platform accepts: 1 to 63 characters, lower-case letters, digits, '-' and "
      "'_', starting with a letter or digit; not 'Main Branch'."),
+    (dict(number=3, state="cancelled", force_cutover=True, throttle_ratio=10),
+     "throttle_ratio, force_cutover cannot be used with state=cancelled, which only cancels the deploy of the deploy "
+     "request: leave them out."),
+    (dict(branch="dev", complete_errored=True, throttle_ratio=10),
+     "complete_errored only acts with state=deployed: set state to deployed, or leave it out."),
+    (dict(branch="dev", throttle_ratio=96), "throttle_ratio must be 0 to 95, not 96."),
     (dict(number=3, state="closed", into_branch="Main"),
      "into_branch must be a branch name the platform accepts: 1 to 63 characters, lower-case letters, digits, '-' and "
      "'_', starting with a letter or digit; not 'Main'."),
@@ -227,9 +239,10 @@ def test_deployed_queues_the_deploy_and_waits_until_the_schema_is_live(server, r
                     POST__deploy_requests__3__deploy=[(200, request("queued"))])
     result = run(number=3, state="deployed", instant_ddl=True, diff=True)
     assert (result["changed"], result["status"]) == (True, "revertable")
-    assert fake.sent() == ["GET /deploy-requests/3", "POST /deploy-requests/3/deploy", "GET /deploy-requests/3",
-                           "GET /deploy-requests/3"]
-    assert json.loads(server.requests[1]["body"]) == dict(instant_ddl=True)
+    assert fake.sent() == ["GET /deploy-requests/3", "GET /deploy-requests/3/storage-check",
+                           "POST /deploy-requests/3/deploy", "GET /deploy-requests/3", "GET /deploy-requests/3"]
+    assert json.loads(server.requests[2]["body"]) == dict(instant_ddl=True)
+    assert result["storage_check"] == ENOUGH
     assert result["diff"] == dict(before=dict(state="open", deployment_state="ready"),
                                   after=dict(state="open", deployment_state="complete_pending_revert"))
 
@@ -265,7 +278,8 @@ def test_the_deploy_check_is_waited_for_even_without_wait(run, platform, sleeps)
                     POST__deploy_requests__3__deploy=[(200, request("queued"))])
     result = run(number=3, state="deployed", wait=False)
     assert (result["changed"], result["status"]) == (True, "deploying")
-    assert fake.sent() == ["GET /deploy-requests/3", "GET /deploy-requests/3", "POST /deploy-requests/3/deploy"]
+    assert fake.sent() == ["GET /deploy-requests/3", "GET /deploy-requests/3", "GET /deploy-requests/3/storage-check",
+                           "POST /deploy-requests/3/deploy"]
 
 
 def test_without_wait_a_revert_window_not_reached_yet_is_left_with_a_warning(run, platform):
@@ -325,7 +339,8 @@ def test_a_read_behind_the_deploy_keeps_the_wait_going_until_the_deploy_is_live(
     result = run(number=3, state="deployed")
     assert (result["changed"], result["status"]) == (True, "complete")
     assert result["deploy_request"]["deployment_state"] == "complete"
-    assert fake.sent() == ["GET /deploy-requests/3", "POST /deploy-requests/3/deploy"] + ["GET /deploy-requests/3"] * 3
+    assert fake.sent() == ["GET /deploy-requests/3", "GET /deploy-requests/3/storage-check",
+                           "POST /deploy-requests/3/deploy"] + ["GET /deploy-requests/3"] * 3
 
 
 @pytest.mark.parametrize("answer", [request("weird"), dict(request(), deployment_state=None,
@@ -498,3 +513,248 @@ def test_a_closed_request_cannot_be_deployed(run, platform):
     platform(GET__deploy_requests__3=[(200, request(open_=False))])
     assert failure(run, number=3, state="deployed").msg.startswith(
         "Deploy request #3 (dev into main) of database 'shop' is closed without having been deployed")
+
+
+# The storage check -----------------------------------------------------------------------------
+
+SHORT = dict(enough_storage=False, upgradeable=True, storage_bytes_needed=3 * 2**30, storage_report=dict(shop={
+    "-80": dict(used=2**30, capacity=5 * 2**30, remaining=4 * 2**30, storage_needed=2**30, has_enough=True),
+    "80-": dict(used=4 * 2**30, capacity=5 * 2**30, remaining=2**30, storage_needed=2 * 2**30, has_enough=False)}))
+
+
+@pytest.mark.parametrize("check_mode", [False, True], ids=["run", "check-mode"])
+def test_a_deploy_the_storage_check_says_would_not_fit_fails_before_it_is_queued(run, platform, check_mode):
+    fake = platform(GET__deploy_requests__3=[(200, request())], GET__deploy_requests__3__storage_check=[(200, SHORT)])
+    caught = failure(run, number=3, state="deployed", check_mode=check_mode)
+    assert caught.msg == (
+        "Deploy request #3 (dev into main) of database 'shop' needs 3.0 GiB (3221225472 bytes) more storage than "
+        "branch 'main' has left, so its deploy was not queued: shard '80-' of keyspace 'shop' has 1.0 GiB (1073741824 "
+        "bytes) left of 5.0 GiB (5368709120 bytes) and needs 2.0 GiB (2147483648 bytes). The cluster of 'main' can be "
+        "upgraded for more storage: give it a larger cluster_size (planetscale.cloud.branch), then run the task again.")
+    assert caught.result["storage_check"] == SHORT and caught.result["changed"] is False
+    assert fake.writes() == []
+
+
+def test_a_cluster_that_cannot_grow_is_said_so(run, platform):
+    platform(GET__deploy_requests__3=[(200, request())],
+             GET__deploy_requests__3__storage_check=[(200, dict(SHORT, upgradeable=False, storage_report={}))])
+    assert failure(run, number=3, state="deployed").msg.endswith(
+        "more storage than branch 'main' has left, so its deploy was not queued. The cluster of 'main' cannot be "
+        "upgraded for more storage: free storage on it, then run the task again.")
+
+
+def test_a_platform_without_a_storage_check_deploys(run, platform, sleeps):
+    fake = platform(GET__deploy_requests__3=[(200, request()), (200, request("complete"))],
+                    GET__deploy_requests__3__storage_check=[NOT_FOUND],
+                    POST__deploy_requests__3__deploy=[(200, request("queued"))])
+    assert run(number=3, state="deployed")["status"] == "complete"
+    assert fake.writes() == ["POST /deploy-requests/3/deploy"]
+
+
+# Force cutover -------------------------------------------------------------------------------------
+
+FORCED_AT = dict(force_cutover_requested_at="2026-01-10T10:05:00Z")
+LEAN_FORCED = dict(id="dr3", number=3, deployment=dict(state="in_progress_cutover", **FORCED_AT))
+
+
+def test_force_cutover_forces_a_cutover_once_and_reads_the_lean_answer_back(run, platform, sleeps):
+    fake = platform(GET__deploy_requests__3=[(200, request()), (200, request("in_progress_cutover")),
+                                             (200, request("in_progress_cutover", **FORCED_AT)),
+                                             (200, request("complete_pending_revert", **FORCED_AT))],
+                    POST__deploy_requests__3__deploy=[(200, request("queued"))],
+                    POST__deploy_requests__3__force_cutover=[(200, LEAN_FORCED)])
+    result = run(number=3, state="deployed", force_cutover=True)
+    assert (result["changed"], result["status"]) == (True, "revertable")
+    assert fake.writes() == ["POST /deploy-requests/3/deploy", "POST /deploy-requests/3/force-cutover"]
+    assert fake.sent()[-3:] == ["POST /deploy-requests/3/force-cutover", "GET /deploy-requests/3",
+                                "GET /deploy-requests/3"]  # the lean answer read back, then the wait
+
+
+def test_a_cutover_asked_to_be_forced_already_is_not_forced_again(run, platform, sleeps):
+    fake = platform(GET__deploy_requests__3=[(200, request("in_progress_cutover", **FORCED_AT)),
+                                             (200, request("complete_pending_revert", **FORCED_AT))])
+    assert run(number=3, state="deployed", force_cutover=True)["changed"] is False
+    assert fake.writes() == []
+
+
+def test_a_force_cutover_whose_answer_is_lost_is_read_back_not_sent_twice(run, platform, sleeps):
+    fake = platform(GET__deploy_requests__3=[(200, request("in_progress_cutover")),
+                                             (200, request("in_progress_cutover", **FORCED_AT))],
+                    POST__deploy_requests__3__force_cutover=[LOST])
+    result = run(number=3, state="deployed", force_cutover=True, wait=False)
+    assert (result["changed"], result["deploy_request"]["deployment_state"]) == (True, "in_progress_cutover")
+    assert fake.writes() == ["POST /deploy-requests/3/force-cutover"]
+
+
+def test_check_mode_predicts_the_forced_cutover_without_writing(run, platform):
+    fake = platform(GET__deploy_requests__3=[(200, request("in_progress_cutover"))])
+    result = run(number=3, state="deployed", force_cutover=True, check_mode=True, diff=True)
+    assert (result["changed"], result["status"]) == (True, "revertable")
+    assert result["diff"]["after"] == dict(state="open", deployment_state="complete_pending_revert")
+    assert fake.writes() == []
+
+
+def test_without_force_cutover_a_held_cutover_is_never_forced_and_the_timeout_says_how(run, platform, sleeps):
+    fake = platform(GET__deploy_requests__3=[(200, request("in_progress_cutover"))])
+    caught = failure(run, number=3, state="deployed", wait_timeout=20)
+    assert caught.msg == (
+        "Waited 20 seconds (wait_timeout) for deploy request #3 (dev into main) of database 'shop' to be deployed; its "
+        "last state was 'in_progress_cutover' (a long transaction holding a lock on a changed table keeps a cutover "
+        "there: force_cutover: true forces it, ending such transactions). Raise wait_timeout, or set wait to false and "
+        "run the task again later.")
+    assert fake.writes() == []
+
+
+# Completing an errored deploy ----------------------------------------------------------------------
+
+LEAN_COMPLETE = dict(id="dr3", number=3, deployment=dict(state="complete"))
+
+
+def test_complete_errored_completes_a_deploy_that_errored_and_a_second_run_writes_nothing(run, platform, sleeps):
+    fake = platform(GET__deploy_requests__3=[(200, request("complete_error")), (200, request("complete"))],
+                    POST__deploy_requests__3__complete_deploy=[(200, LEAN_COMPLETE)])
+    result = run(number=3, state="deployed", complete_errored=True, diff=True)
+    assert (result["changed"], result["status"]) == (True, "complete")
+    assert result["diff"] == dict(before=dict(state="open", deployment_state="complete_error"),
+                                  after=dict(state="open", deployment_state="complete"))
+    assert run(number=3, state="deployed", complete_errored=True)["changed"] is False
+    assert fake.writes() == ["POST /deploy-requests/3/complete-deploy"]
+
+
+def test_a_deploy_that_errors_while_waited_for_is_completed(run, platform, sleeps):
+    fake = platform(GET__deploy_requests__3=[(200, request()), (200, request("complete_error")),
+                                             (200, request("complete"))],
+                    POST__deploy_requests__3__deploy=[(200, request("queued"))],
+                    POST__deploy_requests__3__complete_deploy=[LOST])
+    assert run(number=3, state="deployed", complete_errored=True)["status"] == "complete"
+    assert fake.writes() == ["POST /deploy-requests/3/deploy", "POST /deploy-requests/3/complete-deploy"]
+
+
+def test_without_complete_errored_an_errored_deploy_fails_saying_how_to_complete_it(run, platform):
+    fake = platform(GET__deploy_requests__3=[(200, request("complete_error"))])
+    assert failure(run, number=3, state="deployed").msg.endswith(
+        "Fix the cause and open a new deploy request, or complete the deploy where the platform allows it "
+        "(complete_errored: true).")
+    assert fake.writes() == []
+
+
+def test_check_mode_predicts_the_completed_deploy_without_writing(run, platform):
+    fake = platform(GET__deploy_requests__3=[(200, request("complete_error"))])
+    result = run(number=3, state="deployed", complete_errored=True, check_mode=True)
+    assert (result["changed"], result["status"]) == (True, "complete")
+    assert fake.writes() == []
+
+
+# Cancelling ------------------------------------------------------------------------------------
+
+LEAN_CANCELLED = dict(id="dr3", number=3, deployment=dict(state="pending"))  # the platform's recorded answer
+
+
+def test_cancelled_cancels_a_queued_deploy_once(run, platform, sleeps):
+    fake = platform(GET__deploy_requests=[page(request("queued")), page(request("cancelled"))],
+                    POST__deploy_requests__3__cancel=[(200, LEAN_CANCELLED)],
+                    GET__deploy_requests__3=[(200, request("cancelled"))])
+    result = run(branch="dev", into_branch="main", state="cancelled", diff=True)
+    assert (result["changed"], result["status"]) == (True, "cancelled")
+    assert result["diff"] == dict(before=dict(state="open", deployment_state="queued"),
+                                  after=dict(state="open", deployment_state="cancelled"))
+    again = run(branch="dev", into_branch="main", state="cancelled")
+    assert (again["changed"], again["status"]) == (False, "cancelled")
+    assert fake.writes() == ["POST /deploy-requests/3/cancel"]
+
+
+def test_a_running_deploy_is_waited_for_until_its_cancel_completes(run, platform, sleeps):
+    fake = platform(GET__deploy_requests__3=[(200, request("pending_cutover")), (200, request("in_progress_cancel")),
+                                             (200, request("in_progress_cancel")), (200, request("complete_cancel"))],
+                    POST__deploy_requests__3__cancel=[(200, request("in_progress_cancel"))])
+    result = run(number=3, state="cancelled")
+    assert (result["changed"], result["deploy_request"]["deployment_state"]) == (True, "complete_cancel")
+    assert fake.writes() == ["POST /deploy-requests/3/cancel"]
+
+
+def test_a_cancel_whose_answer_is_lost_is_read_back_not_sent_twice(run, platform, sleeps):
+    fake = platform(GET__deploy_requests__3=[(200, request("queued")), (200, request("ready"))],
+                    POST__deploy_requests__3__cancel=[LOST])
+    result = run(number=3, state="cancelled")
+    assert (result["changed"], result["status"]) == (True, "deployable")  # checked again, as the platform answers
+    assert fake.writes() == ["POST /deploy-requests/3/cancel"]
+
+
+def test_check_mode_predicts_the_cancel_without_writing(run, platform):
+    fake = platform(GET__deploy_requests__3=[(200, request("in_progress"))])
+    result = run(number=3, state="cancelled", check_mode=True)
+    assert (result["changed"], result["deploy_request"]["deployment_state"]) == (True, "complete_cancel")
+    assert fake.writes() == []
+
+
+@pytest.mark.parametrize("state, what", [
+    ("in_progress_cutover", "it is cutting over, too late to cancel its deploy. Once it is live, revert it within its "
+                            "revert window (state: deployed, revert_window: revert)."),
+    ("complete_pending_revert", "it is deployed, too late to cancel its deploy. Revert it within its revert window "
+                                "instead (state: deployed, revert_window: revert)."),
+])
+def test_a_deploy_too_far_along_to_cancel_is_a_sentence(run, platform, state, what):
+    fake = platform(GET__deploy_requests__3=[(200, request(state))])
+    assert failure(run, number=3, state="cancelled").msg == (
+        "Deploy request #3 (dev into main) of database 'shop' is in state %r: %s" % (state, what))
+    assert fake.writes() == []
+
+
+def test_nothing_to_cancel_is_no_change_and_says_so(run, platform):
+    fake = platform(GET__deploy_requests__3=[(200, request("ready"))], GET__deploy_requests=[page()],
+                    GET_=[(200, dict(name="shop", default_branch="main"))])
+    result = run(number=3, state="cancelled")
+    assert result["changed"] is False
+    assert result["msg"] == ("Deploy request #3 (dev into main) of database 'shop' has no deploy queued or running "
+                             "(state 'ready'): there is nothing to cancel.")
+    assert run(branch="dev", state="cancelled") == dict(changed=False)  # no open request from the branch
+    assert fake.writes() == []
+
+
+@pytest.mark.parametrize("lost", [False, True], ids=["answered", "answer-lost"])
+def test_a_deploy_cancelled_before_the_task_is_queued_again(run, platform, sleeps, lost):
+    before = request("cancelled", queued_at="2026-01-10T10:01:00Z")
+    fake = platform(GET__deploy_requests__3=[(200, before)] * (2 if lost else 1) + [
+        (200, request("complete_pending_revert", queued_at="2026-01-10T10:09:00Z"))],
+        POST__deploy_requests__3__deploy=([LOST] if lost else []) + [(200, request("queued"))])
+    assert run(number=3, state="deployed")["status"] == "revertable"
+    # a lost answer read back as still cancelled (the earlier deploy) is sent again
+    assert fake.writes() == ["POST /deploy-requests/3/deploy"] * (2 if lost else 1)
+
+
+# The throttler ---------------------------------------------------------------------------------
+
+def throttler(ratio):
+    return dict(keyspaces=["shop"], configurations=[dict(keyspace_name="shop", ratio=ratio)],
+                configurable=dict(id="dr3", name="3"))
+
+
+def test_throttle_ratio_sets_the_throttler_once_with_a_diff(server, run, platform):
+    fake = platform(GET__deploy_requests__3=[(200, request())],
+                    GET__deploy_requests__3__throttler=[(200, throttler(0.0)), (200, throttler(40.0))],
+                    PATCH__deploy_requests__3__throttler=[(200, throttler(40.0))])
+    result = run(number=3, throttle_ratio=40, diff=True)
+    assert result["changed"] is True and result["deploy_request"]["throttler"] == throttler(40.0)
+    assert result["diff"] == dict(before=dict(state="open", deployment_state="ready", throttle_ratio=0.0),
+                                  after=dict(state="open", deployment_state="ready", throttle_ratio=40.0))
+    assert json.loads(server.requests[2]["body"]) == dict(ratio=40)
+    assert run(number=3, throttle_ratio=40)["changed"] is False
+    assert fake.writes() == ["PATCH /deploy-requests/3/throttler"]
+
+
+def test_a_throttler_change_whose_answer_is_lost_is_read_back(run, platform, sleeps):
+    fake = platform(GET__deploy_requests__3=[(200, request())],
+                    GET__deploy_requests__3__throttler=[(200, throttler(0)), (200, throttler(40))],
+                    PATCH__deploy_requests__3__throttler=[LOST])
+    assert run(number=3, throttle_ratio=40)["changed"] is True
+    assert fake.writes() == ["PATCH /deploy-requests/3/throttler"]
+
+
+def test_check_mode_predicts_the_throttler_without_writing(run, platform):
+    fake = platform(GET__deploy_requests__3=[(200, request())], GET__deploy_requests=[page()],
+                    GET__deploy_requests__3__throttler=[(200, throttler(0))])
+    result = run(number=3, throttle_ratio=40, check_mode=True, diff=True)
+    assert result["changed"] is True and result["diff"]["after"]["throttle_ratio"] == 40
+    opened = run(branch="dev", into_branch="main", throttle_ratio=40, check_mode=True, diff=True)
+    assert opened["diff"]["after"]["throttle_ratio"] == 40  # the request the task would open
+    assert fake.writes() == []

@@ -83,3 +83,39 @@ def test_number_below_one_is_a_sentence_before_any_request(server, run):
 @pytest.mark.parametrize("other", [dict(state="open"), dict(branch="dev"), dict(limit=3)])
 def test_number_does_not_go_with_the_list_filters(run, other):
     assert run.validate(number=1, **other).error_messages
+
+
+QUEUE = [dict(deploy_request_number=5, state="in_progress", auto_cutover=True),
+         dict(deploy_request_number=7, state="queued", auto_cutover=True)]  # lean items, as the platform's
+
+
+@pytest.mark.parametrize("number, ahead", [(7, [5]), (5, []), (8, None)])
+def test_include_deploy_queue_says_what_is_ahead_of_the_request(server, run, number, ahead):
+    server.script = [page(QUEUE), (200, request(number, deployment=dict(state="queued"))), page([])]
+    result = run(number=number, include=["deploy_queue"])
+    assert result["deploy_queue"] == QUEUE
+    assert result["deploy_request"]["deploys_ahead"] == ahead
+    assert paths(server) == ["/deploy-queue", "/deploy-requests/%s" % number, "/deploy-requests/%s/operations" % number]
+
+
+def test_include_deploy_queue_beside_the_list(server, run):
+    server.script = [page(QUEUE), page([request(5)])]
+    result = run(include=["deploy_queue"])
+    assert (result["deploy_queue"], [r["number"] for r in result["deploy_requests"]]) == (QUEUE, [5])
+
+
+def test_include_throttler_and_storage_check_read_them_for_the_request(server, run):
+    throttler = dict(keyspaces=["shop"], configurations=[dict(keyspace_name="shop", ratio=20.0)])
+    storage = dict(enough_storage=True, upgradeable=True, storage_bytes_needed=1024, storage_report={})
+    server.script = [(200, request(7, deployment=dict(state="ready"))), page([]), (200, throttler), (200, storage)]
+    result = run(number=7, include=["throttler", "storage_check"])
+    assert (result["deploy_request"]["throttler"], result["deploy_request"]["storage_check"]) == (throttler, storage)
+    assert paths(server)[2:] == ["/deploy-requests/7/throttler", "/deploy-requests/7/storage-check"]
+
+
+def test_what_only_a_request_has_needs_its_number_before_any_request(server, run):
+    with pytest.raises(ModuleFailure) as caught:
+        run(include=["deploy_queue", "throttler", "storage_check"])
+    assert caught.value.msg == ("throttler and storage_check in include need one deploy request: give its number, or "
+                                "leave them out.")
+    assert server.requests == []
