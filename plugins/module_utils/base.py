@@ -229,6 +229,11 @@ class Module:
             "variables PLANETSCALE_SERVICE_TOKEN_ID and PLANETSCALE_SERVICE_TOKEN), or access_token "
             "(PLANETSCALE_ACCESS_TOKEN).")
 
+    def needs_organization(self):
+        """Whether this task needs an organization: a module that takes one needs it, unless a task of its asks for
+        something outside every organization (region_info's public regions)."""
+        return self.takes(ORGANIZATION)
+
     def path(self, *segments):
         return path(*segments)
 
@@ -274,7 +279,7 @@ class Module:
             raise ModuleFailure("%s must be a whole number, not a boolean (true or false)." % boolean)
         if self.takes(CREDENTIALS):
             self.choose_credentials()
-        if self.takes(ORGANIZATION) and not (self.params.get("organization") or "").strip():
+        if self.needs_organization() and not (self.params.get("organization") or "").strip():
             raise ModuleFailure(MISSING_ORGANIZATION)
         for name in ("organization",) + tuple(self.path_options):
             value = self.params.get(name)

@@ -345,17 +345,18 @@ class Client(Pagination):
                 adapter.max_retries = retry
 
     def request(self, method, url_path, json=None, data=None, params=None, missing_ok=False, offsite=None,
-                any_json=False):
+                any_json=False, raw=False):
         """Send one request (retried as the rules allow); return the decoded JSON object, or None for no body.
 
         offsite: follow a redirect to another scheme, host or port (as a GET without credentials);
         by default only the redirects the API documents are followed. any_json: return whatever JSON
-        value the answer holds, for a caller that checks its shape itself with a better sentence.
+        value the answer holds, for a caller that checks its shape itself with a better sentence. raw: return the
+        body as it arrived (bytes, at most MAX_ANSWER_BYTES), for a file the API serves.
         """
         if offsite is None:
             offsite = method.upper() == "GET" and any(rule.search(url_path) for rule in OFFSITE_REDIRECTS)
         try:
-            return self._request(method, url_path, json, data, params, missing_ok, offsite, any_json)
+            return self._request(method, url_path, json, data, params, missing_ok, offsite, any_json, raw)
         except ApiError as error:
             # an error without an HTTP status is a fault of the connection (dropped, cut short, TLS, timeout):
             # the session's pool is suspect, and a pooled session is not lent again
@@ -366,7 +367,7 @@ class Client(Pagination):
             self._suspect = True
             raise
 
-    def _request(self, method, url_path, json, data, params, missing_ok, offsite, any_json):
+    def _request(self, method, url_path, json, data, params, missing_ok, offsite, any_json, raw):
         self.last = (method, url_path, None)
         url, sending = self.base_url + url_path, dict(json=json, data=data, params=params, method=method)
         for dummy in range(MAX_REDIRECTS + 1):
@@ -386,6 +387,8 @@ class Client(Pagination):
         if response.status_code >= 300:
             raise ApiError(method, url_path, response.status_code, message="a redirect without a Location to follow")
         self._whole(method, url_path, response)
+        if raw:
+            return response.content
         if response.status_code == 204 or not response.content:
             if method.upper() == "GET":
                 raise ApiError(method, url_path, response.status_code,

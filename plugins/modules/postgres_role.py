@@ -89,6 +89,17 @@ options:
       - With O(state=absent), the role that receives the deleted role's objects (tables, sequences...), by its ID or
         its username (with or without the branch suffix). Without it the role's objects are not reassigned.
     type: str
+  reassign_objects_to:
+    description:
+      - With O(state=present), hand every object the role owns (tables, sequences...) to this role, by its ID or its
+        username (with or without the branch suffix), and keep the role; for example before the role's holder
+        leaves, or to give a migration role's tables to the application's role.
+      - The API does not tell what a role owns, so this is a change every time the task runs on a role that exists,
+        in check mode too (which sends nothing). A role the task creates owns nothing, and nothing is reassigned.
+      - After an answer that was lost, the reassignment is sent again, which hands what the role owns then to the
+        same role.
+    type: str
+    version_added: 0.3.0
 extends_documentation_fragment:
   - planetscale.cloud.api
   - planetscale.cloud.api.connection
@@ -117,6 +128,14 @@ EXAMPLES = r"""
     mode: "0600"
   when: app_role.connection is defined
   no_log: true
+
+- name: Hand the tables of the migrations role to the application's role, and keep it
+  planetscale.cloud.postgres_role:
+    organization: acme
+    database: pgapp
+    branch: main
+    name: migrations
+    reassign_objects_to: "{{ app_role.role.username }}"
 
 - name: Delete a role, handing its tables to the application's role
   planetscale.cloud.postgres_role:
@@ -203,6 +222,7 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.options import C
 from ansible_collections.planetscale.cloud.plugins.module_utils.passwords import OwnPasswords, check_ttl, split_address
 from ansible_collections.planetscale.cloud.plugins.module_utils.postgres_roles import not_postgres
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital
+from ansible_collections.planetscale.cloud.plugins.module_utils.settle import write_and_settle
 from ansible_collections.planetscale.cloud.plugins.module_utils.shown_once import without_secrets
 
 INHERITABLE = ["pg_checkpoint", "pg_create_subscription", "pg_maintain", "pg_monitor", "pg_read_all_data",
@@ -237,11 +257,12 @@ class PostgresRole(OwnPasswords, Resource):
         renew=dict(type="bool", default=False),
         reset=dict(type="bool", default=False),
         successor=dict(type="str"),
+        reassign_objects_to=dict(type="str"),
     )
     path_options = ("database", "branch", "id")
     kind = noun = "role"
     api_path = ("databases", "{database}", "branches", "{branch}", "roles")
-    names = ("name", "successor")
+    names = ("name", "successor", "reassign_objects_to")
     parent = "branch"
     fields = ("name", "inherited_roles", "ttl")
     create_only = ("inherited_roles", "ttl")
@@ -260,6 +281,9 @@ class PostgresRole(OwnPasswords, Resource):
         if self.params["successor"] is not None and self.params["state"] != "absent":
             raise ModuleFailure("successor is for state=absent only: it names the role that receives the objects of "
                                 "the role deleted.")
+        if self.params["reassign_objects_to"] is not None and self.params["state"] == "absent":
+            raise ModuleFailure("reassign_objects_to is for state=present only: it keeps the role; successor names "
+                                "the role that receives the objects of a role deleted.")
 
     def read(self):
         try:
@@ -282,12 +306,21 @@ class PostgresRole(OwnPasswords, Resource):
         self.client.request("DELETE", self.url(resource["id"]), missing_ok=True,
                             params=dict(successor=successor) if successor else None)
 
+    def own_successor(self, resource, option):
+        """Refuse an option (successor, reassign_objects_to) that names the role itself."""
+        successor = self.params[option]
+        if successor and successor in (resource.get("id"), resource.get("username"), resource.get("base_username")):
+            raise ModuleFailure("%s cannot be its own successor: name another role of the branch, or leave %s out."
+                                % (capital(self.label()), option))
+
+    def present(self, resource):
+        if resource is not None:  # before a rename is sent
+            self.own_successor(resource, "reassign_objects_to")
+        return super().present(resource)
+
     def guard(self, resource):
         if not resource.get("default"):
-            successor = self.params["successor"]
-            if successor and successor in (resource.get("id"), resource.get("username"), resource.get("base_username")):
-                raise ModuleFailure("%s cannot be its own successor: name another role of the branch, or leave "
-                                    "successor out." % capital(self.label()))
+            self.own_successor(resource, "successor")
             return
         if self.params["state"] == "absent":
             raise ModuleFailure("%s is the branch's default role, which cannot be deleted; reset=true gives it a new "
@@ -295,6 +328,21 @@ class PostgresRole(OwnPasswords, Resource):
         raise ModuleFailure("%s is the branch's default role, which cannot be renamed." % capital(self.label()))
 
     def after_present(self, resource, changed):
+        resource, changed = self.issued_again(resource, changed)
+        if self.params["reassign_objects_to"] and not self.created:
+            if not self.ctx.check_mode:
+                self.reassign(resource)
+            changed = True
+        return resource, changed
+
+    def reassign(self, resource):
+        """POST .../reassign, answered 204 without a body. REASSIGN OWNED hands over what the role owns when it runs,
+        so one sent again after a lost answer changes nothing the first did not ask for: it is sent again."""
+        body = dict(successor=self.params["reassign_objects_to"])
+        write_and_settle(lambda: self.client.post(self.url(resource["id"], "reassign"), json=body))
+
+    def issued_again(self, resource, changed):
+        """A renewal or reset the task asks for (a created role's secret is new already)."""
         if self.superseded:  # as if this task had found the role another run made (after any delete of its own)
             self.created, changed = False, False
         if resource.get("expired") and not self.params["renew"] and not self.created:

@@ -206,6 +206,41 @@ def test_a_role_cannot_be_its_own_successor(server, run, successor):
     assert writes(server) == []
 
 
+def test_reassign_hands_the_objects_over_and_keeps_the_role(server, run):
+    server.script = [page(role()), (204, b"")]
+    result = run(reassign_objects_to="pscale_api_2")
+    assert result["changed"] is True and result["role"]["id"] == "r1" and "connection" not in result
+    assert writes(server) == [("POST", URL + "/r1/reassign", dict(successor="pscale_api_2"))]
+
+
+def test_reassign_in_check_mode_is_a_change_without_a_write(server, run):
+    server.script = [page(role())]
+    assert run(check_mode=True, reassign_objects_to="pscale_api_2")["changed"] is True
+    assert writes(server) == []
+
+
+def test_a_role_the_task_creates_has_nothing_to_reassign(server, run):
+    server.script = [page(), (200, issued()), page(role())]
+    assert run(reassign_objects_to="pscale_api_2")["changed"] is True
+    assert [w[1] for w in writes(server)] == [URL]
+
+
+def test_a_lost_reassign_answer_is_sent_again(server, run, sleeps):
+    server.script = [page(role()), LOST, (204, b"")]
+    assert run(reassign_objects_to="pscale_api_2")["changed"] is True
+    assert [w[1] for w in writes(server)] == [URL + "/r1/reassign"] * 2 and len(sleeps) == 1
+
+
+@pytest.mark.parametrize("successor", ["r1", "pscale_api_1.br1", "pscale_api_1"])
+def test_a_role_cannot_take_its_own_objects_even_while_renamed(server, run, successor):
+    server.script = [(200, role())]
+    with pytest.raises(ModuleFailure) as caught:
+        run(id="r1", name="renamed", reassign_objects_to=successor)
+    assert caught.value.msg == ("Role 'renamed' on branch 'main' of database 'ledger' cannot be its own successor: "
+                                "name another role of the branch, or leave reassign_objects_to out.")
+    assert writes(server) == []
+
+
 def test_the_default_role_is_neither_deleted_nor_renamed(server, run):
     default = role(9, name="postgres", default=True)
     server.script = [page(default)]
@@ -324,6 +359,10 @@ def test_a_lean_create_answer_is_completed_by_one_read_and_keeps_its_secret(serv
     (dict(renew=True, reset=True), "renew and reset cannot both be true: reset gives a new secret, renew a new expiry."),
     (dict(successor="heir"), "successor is for state=absent only: it names the role that receives the objects of the "
                              "role deleted."),
+    (dict(reassign_objects_to="heir", state="absent"), "reassign_objects_to is for state=present only: it keeps the "
+                                                       "role; successor names the role that receives the objects of a "
+                                                       "role deleted."),
+    (dict(reassign_objects_to=" "), "reassign_objects_to must not be empty."),
 ])
 def test_bad_input_fails_before_any_request(server, run, args, message):
     with pytest.raises(ModuleFailure) as caught:
