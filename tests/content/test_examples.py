@@ -60,9 +60,12 @@ def development_branch(emulator, name, table):
 
 
 def deploy_requests_to_make(emulator):
-    """The branches the deploy_request examples deploy: add-orders, then add-invoices (gated)."""
+    """The branches the deploy_request examples deploy: add-orders, add-invoices (gated), add-audit, and add-archive
+    (queued, then cancelled)."""
     development_branch(emulator, "add-orders", "orders")
     development_branch(emulator, "add-invoices", "invoices")
+    development_branch(emulator, "add-audit", "audit_events")
+    development_branch(emulator, "add-archive", "archived_orders")
 
 
 def open_deploy_request(emulator):
@@ -109,6 +112,19 @@ def workflow_to_read(emulator):
         name="move-orders", source_keyspace="app", target_keyspace="sharded", tables=["orders"]))
 
 
+def queries_to_read(emulator):
+    """Statements run on app's main through a reader's own connection: the queries the query_insights_info examples
+    read (a lookup, a tagged scan, a query of a table that does not exist), every one slow enough for an anomaly."""
+    created = emulator.api("POST", "/organizations/acme/databases/app/branches/main/passwords",
+                           dict(name="insights", role="reader"))
+    connection = dict(host=created["access_host_url"], username=created["username"], password=created["plain_text"],
+                      database="app")
+    emulator.login(connection, "SELECT * FROM users WHERE id = 1", "/* route='home' */ SELECT email FROM users")
+    with pytest.raises(pymysql.MySQLError):
+        emulator.login(connection, "SELECT * FROM orders")  # the error the examples list
+    emulator.settings(insights_slow_query_ms=0)
+
+
 # What an example presupposes beyond the seeded world: the development branch whose change it deploys, the
 # backup whose rows a restore drill counts, the keyspace and table a workflow moves, more reports than a page of ten,
 # a token with organization-wide access.
@@ -117,11 +133,15 @@ PREPARE = {
     "modules/service_token_info": lambda emulator: emulator.seed(service_tokens=dict(count=2)),
     "roles/restore_drill": backup_with_users,
     "roles/schema_change": gated_change,
+    "roles/deploy_report": lambda emulator: development_branch(emulator, "add-orders", "orders"),
     "modules/deploy_request": deploy_requests_to_make,
     "modules/deploy_request_info": open_deploy_request,
     "modules/deploy_request_review": open_deploy_request,
     "modules/workflow": tables_to_move,
     "modules/workflow_info": workflow_to_read,
+    "modules/query_insights_info": queries_to_read,
+    "modules/oauth_application_info": lambda emulator: emulator.tokens(),
+    "modules/oauth_application_token": lambda emulator: emulator.tokens(),
 }
 
 # The example tasks whose when is false in the seeded world, and why.

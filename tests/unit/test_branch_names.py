@@ -65,14 +65,16 @@ def run(server, module, **args):
 def test_the_options_naming_branches_are_the_ones_expected():
     """A new option naming a branch is found here by its name; the list shows what the rule covers."""
     assert CASES == [("backup", "branch"), ("backup_info", "branch"), ("branch", "parent_branch"), ("branch", "name"),
-                     ("branch_change_info", "branch"), ("branch_info", "name"), ("branch_schema_info", "branch"),
+                     ("branch_change_info", "branch"), ("branch_info", "name"), ("branch_metrics_info", "branch"),
+                     ("branch_schema_info", "branch"),
                      ("database", "default_branch"), ("deploy_request", "branch"), ("deploy_request", "into_branch"),
                      ("deploy_request_info", "branch"), ("deploy_request_info", "into_branch"),
                      ("keyspace", "branch"), ("keyspace_info", "branch"), ("password", "branch"),
                      ("password_info", "branch"), ("postgres_bouncer", "branch"),
                      ("postgres_bouncer_info", "branch"), ("postgres_extension_info", "branch"),
                      ("postgres_parameter_info", "branch"), ("postgres_role", "branch"),
-                     ("postgres_role_info", "branch"), ("query_pattern_info", "branch"), ("traffic_budget", "branch"),
+                     ("postgres_role_info", "branch"), ("query_insights_info", "branch"), ("query_pattern_info", "branch"),
+                     ("query_pattern_report", "branch"), ("traffic_budget", "branch"),
                      ("traffic_budget_info", "branch"), ("vschema", "branch")]
     assert all(sorted(module_class(module).branch_naming()) == sorted(branch_options(module)) for module in MODULES)
 
