@@ -129,6 +129,9 @@ def main():
         return 1
     step("Done in %ds" % (time.monotonic() - start))
     print("The audit report:          %s" % relative(os.path.join(out, "output", "audit.md")))
+    for name in sorted(os.listdir(os.path.join(out, "output"))):
+        if name.startswith("deploy-") and name.endswith("-report.md"):  # with ansible.mysql: after the schema change
+            print("The report on the deploy:  %s" % relative(os.path.join(out, "output", name)))
     print("The preview's connection:  %s (mode 0600, holds a secret)"
           % relative(os.path.join(out, "output", "preview-connection.json")))
     print("The runs' output:          %s, run2.log, run3.log (no secret in them)" % relative(os.path.join(out, "run1.log")))

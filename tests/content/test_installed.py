@@ -58,13 +58,20 @@ def test_the_installed_demo_without_ansible_mysql_then_with_it_and_as_a_dry_run(
 
     # ansible.mysql installed: the schema change, the development branch, its password and file, the table made
     # through its connection, the deploy request opened, deployed and its revert window skipped, the reader's
-    # password of production and its file (8); the audit's and the access review's reports and JSON, which now list
-    # the new branch and passwords (4)
+    # password of production and its file (8); the report on the deploy and its JSON (2); the audit's and the access
+    # review's reports and JSON, which now list the new branch and passwords (4)
     with_mysql = os.pathsep.join((installed, DB_COLLECTIONS_PATH))
     schema = ansible.run("planetscale.cloud.demo", extra_vars=extra_vars, collections_path=with_mysql)
-    schema.succeeded(changed=12)
+    schema.succeeded(changed=14)
     assert "The orders table, made on demo-orders through its own connection, is live on main (deploy request #1," \
            " complete): a reader of main counts 0 rows in it." in schema.output
+    # the report after the deploy (and its JSON), on what the demo's own reader ran on main since
+    deployed = json.loads((output / "deploy-1-report.json").read_text())
+    assert [(change["table_name"], change["operation_name"]) for change in deployed["operations"]] == [
+        ("orders", "CREATE")]
+    assert [query["normalized_sql"] for query in deployed["queries"] if "orders" in query["normalized_sql"]], \
+        deployed["queries"]
+    assert mode(output / "deploy-1-report.md") == "0o600"
     assert "ansible-galaxy collection install" not in schema.output
 
     # Then a dry run that changes two variables predicts exactly those two changes: every other task of the demo,
