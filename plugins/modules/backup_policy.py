@@ -166,9 +166,16 @@ class BackupPolicy(Resource):
     def label(self):
         return "backup policy %r of database %r" % (self.params["name"], self.params["database"])
 
+    found = None  # the policy the first read found by name
+
     def read(self):
-        return next((policy for policy in self.client.paginate(self.url()) if policy.get("name") == self.params["name"]),
-                    None)
+        """The policy by name, from the list; read again (after a lost answer) by the ID of the one found: one
+        request."""
+        if self.found is not None:
+            return self.client.get(self.url(self.found["id"]), missing_ok=True)
+        self.found = next((policy for policy in self.client.paginate(self.url())
+                           if policy.get("name") == self.params["name"]), None)
+        return self.found
 
     def predict(self, resource, changes):
         return dict(resource or dict(required=False), **changes)

@@ -25,6 +25,11 @@ description:
     and names it.
   - The branch's default keyspace (named after the database) lives as long as the branch; the task refuses to delete
     it, also in check mode.
+  - O(replication_durability_strategy) and O(vreplication_flags) are the keyspace's settings, changed by one update
+    (PATCH) when they differ from what the keyspace's record states. The platform's keyspace records may state neither
+    (lean records). A setting the record does not state is sent, and the task reports a change and warns that it
+    could not tell. An update whose answer is lost and whose record does not state the settings is not sent again;
+    the task fails and says so.
   - To route the rows of a sharded keyspace, give it a VSchema with M(planetscale.cloud.vschema).
 author:
   - planetscale.cloud contributors (@planetscale-ansible)
@@ -73,6 +78,28 @@ options:
       - A request already resizing cannot be canceled; with none to cancel beside it, the task fails and says so.
     type: bool
     default: false
+  replication_durability_strategy:
+    description:
+      - The keyspace's replication durability strategy (C(replication_durability_constraints.strategy)).
+      - The platform's answer to the update may name another strategy (V(maximum)); the result shows what was sent.
+    type: str
+    choices: [available, lag, always]
+    version_added: 0.3.0
+  vreplication_flags:
+    description:
+      - The keyspace's VReplication flags; only those given are compared and sent.
+    type: dict
+    version_added: 0.3.0
+    suboptions:
+      optimize_inserts:
+        description: Optimize inserts.
+        type: bool
+      allow_no_blob_binlog_row_image:
+        description: Allow the binary log's row image without blobs (C(binlog_row_image=noblob)).
+        type: bool
+      vplayer_batching:
+        description: Batch the VPlayer's statements.
+        type: bool
   wait:
     description:
       - Wait until a new keyspace is ready, and until each resize request the task makes completes. V(false) returns
@@ -113,6 +140,16 @@ EXAMPLES = r"""
     cluster_size: PS_20
     extra_replicas: 1
 
+- name: Its durability strategy and one VReplication flag (one update, when they differ)
+  planetscale.cloud.keyspace:
+    organization: acme
+    database: app
+    branch: main
+    name: sharded
+    replication_durability_strategy: lag
+    vreplication_flags:
+      vplayer_batching: true
+
 - name: Delete it
   planetscale.cloud.keyspace:
     organization: acme
@@ -127,6 +164,7 @@ keyspace:
   description:
     - The keyspace, as the platform answers it. In check mode, when it would be created, the fields known before.
     - The platform's records may carry only C(id), C(name), C(shards), C(sharded) and their times.
+    - After an update of its settings, the settings sent (the platform's answer may name another strategy).
   returned: O(state=present)
   type: dict
   contains:
@@ -197,6 +235,13 @@ KINDS = dict(resize=("resize request", "resizes"))  # the request in sentences, 
 CAPACITY = ("cluster_size", "extra_replicas")  # what a resize request changes, by the options' names
 UNKNOWN = ("%s states no %s and has no completed resize request that tells it, so %s is not compared and nothing is "
            "sent for it.")
+# The settings PATCH .../keyspaces/{name} changes: option -> key of the record and of the body
+SETTINGS = dict(replication_durability_strategy="replication_durability_constraints",
+                vreplication_flags="vreplication_flags")
+UNSTATED = ("%s does not state its %s, so the task cannot tell whether it already has the value given: it sends it and "
+            "reports a change.")
+LOST = ("The answer to the update of %s was lost and its record does not state %s, so the task cannot tell whether it "
+        "was applied; nothing was sent again. Run the task again: sending the same settings again is harmless.")
 DEFAULT = ("%s is the default keyspace of the branch, which keeps it as long as it exists: delete the branch to "
            "remove it.")
 
@@ -252,6 +297,10 @@ class Keyspace(Resource):
         cluster_size=dict(type="str"),
         extra_replicas=dict(type="int"),
         cancel_pending=dict(type="bool", default=False),
+        replication_durability_strategy=dict(type="str", choices=["available", "lag", "always"]),
+        vreplication_flags=dict(type="dict", options=dict(
+            optimize_inserts=dict(type="bool"), allow_no_blob_binlog_row_image=dict(type="bool"),
+            vplayer_batching=dict(type="bool"))),
         wait_timeout=dict(type="int", default=1200),
     )
     path_options = ("database", "branch", "name")
@@ -260,7 +309,7 @@ class Keyspace(Resource):
     kind = "keyspace"
     api_path = ("databases", "{database}", "branches", "{branch}", "keyspaces")
     key = "name"
-    fields = ("name", "shards")
+    fields = ("name", "shards") + tuple(SETTINGS)
     create_only = ("shards",)
     required_to_create = ("cluster_size",)
     parent = "branch"
@@ -269,6 +318,7 @@ class Keyspace(Resource):
     canceled = ()  # the requests cancel_pending canceled, as read before
     rollout = None  # the rollout status, when the wait for readiness read it
     size = None  # the cluster size of a new keyspace, as the platform lists it
+    sent = None  # the settings an update sent: a record that does not state them cannot tell its outcome
 
     def validate(self):
         super().validate()
@@ -300,15 +350,38 @@ class Keyspace(Resource):
 
     def managed(self, resource):
         fields = dict(name=resource.get("name"), shards=resource.get("shards"))
+        fields.update(settings(resource, self.wanted(resource)))
         have = self.capacity.have if self.capacity is not None else dict(  # else new: it has what it was created with
             cluster_size=first(cluster_size(resource), self.size),
             extra_replicas=first(resource.get("extra_replicas"), self.params["extra_replicas"]))
         fields.update((name, have.get(name)) for name in CAPACITY if self.params[name] is not None)
         return fields
 
+    def wanted(self, resource):
+        wanted = super().wanted(resource)
+        flags = dict((name, value) for name, value in (wanted.pop("vreplication_flags", None) or {}).items()
+                     if value is not None)
+        return dict(wanted, vreplication_flags=flags) if flags else wanted
+
+    def differences(self, resource):
+        changes = super().differences(resource)
+        unstated = [name for name, key in SETTINGS.items() if name in changes and key not in resource]
+        if unstated and self.sent is not None:
+            raise ModuleFailure(LOST % (self.label(), " and ".join(unstated)))
+        for name in unstated:
+            self.ctx.warn(UNSTATED % (capital(self.label()), name))
+        return changes
+
+    def update(self, resource, changes):
+        """The settings, in one PATCH; the answer with the settings sent (its strategy may be another)."""
+        self.sent = changes
+        answer = self.client.patch(self.url(resource["name"]), json=sent(changes))
+        return self.predict(with_cluster_name(dict(resource, **answer)), changes)
+
     def predict(self, resource, changes):
-        if resource is not None:
-            return dict(resource, **changes)
+        if resource is not None:  # only the settings change in place (shards are create-only)
+            return dict(resource, **dict((key, dict(resource.get(key) or {}, **value))
+                                         for key, value in sent(changes).items()))
         shards = self.params["shards"] or 1
         keyspace = dict(name=self.params["name"], shards=shards, sharded=shards > 1, cluster_name=self.size,
                         ready=False, default=False)
@@ -340,7 +413,8 @@ class Keyspace(Resource):
         gone = "%s was deleted while waiting for it to be ready." % capital(self.label())
         waiter = Waiter("%s to be ready" % self.label(), done=lambda record: record["ready"], state=state,
                         failed=lambda record: None if record else gone, key="keyspace")
-        return waiter.wait(self.readiness, self.params["wait_timeout"], changed=changed), changed
+        waited = waiter.wait(self.readiness, self.params["wait_timeout"], changed=changed)
+        return self.predict(waited, self.sent or {}), changed  # the settings sent, which lean records do not state
 
     def readiness(self):
         """The keyspace, with ready from its rollout status (state complete) where its record does not say."""
@@ -362,6 +436,21 @@ class Keyspace(Resource):
         if self.rollout is not None:
             keys["rollout_status"] = self.rollout
         return keys
+
+
+def sent(changes):
+    """The body of the update of the settings changes holds."""
+    return dict((key, dict(strategy=changes[name]) if name == "replication_durability_strategy" else changes[name])
+                for name, key in SETTINGS.items() if name in changes)
+
+
+def settings(resource, wanted):
+    """The settings given that a keyspace record states, in the options' form; None where it does not state them."""
+    strategy, flags = (resource.get("replication_durability_constraints") or {}).get("strategy"), resource.get(
+        "vreplication_flags")
+    stated = dict(replication_durability_strategy=strategy, vreplication_flags=None if flags is None else dict(
+        (name, flags.get(name)) for name in wanted.get("vreplication_flags", ())))
+    return dict((name, value) for name, value in stated.items() if name in wanted)
 
 
 def main():

@@ -12,6 +12,7 @@ version_added: 0.2.0
 description:
   - Returns every member of an organization with their role, walking all pages of the list.
   - O(q) filters by name or e-mail address on the platform; O(member) selects one member.
+  - O(user_id) reads one member by user ID in a single request instead of listing.
 author:
   - planetscale.cloud contributors (@planetscale-ansible)
 options:
@@ -23,6 +24,13 @@ options:
       - Only this member, named by e-mail address (in any case), user ID or membership ID.
       - A user who is not a member gives an empty list.
     type: str
+  user_id:
+    description:
+      - Only the member with this user ID, read on its own (one request) instead of from the list.
+      - A user who is not a member gives an empty list.
+      - Mutually exclusive with O(q) and O(member).
+    type: str
+    version_added: 0.3.0
 extends_documentation_fragment:
   - planetscale.cloud.api
   - planetscale.cloud.api.connection
@@ -42,6 +50,12 @@ EXAMPLES = r"""
 - name: Show the administrators' e-mail addresses
   ansible.builtin.debug:
     msg: "{{ result.members | selectattr('role', 'equalto', 'admin') | map(attribute='user.email') | list }}"
+
+- name: Read one member by user ID, without listing the others
+  planetscale.cloud.organization_member_info:
+    organization: acme
+    user_id: "{{ result.members[0].user.id }}"
+  register: one
 """
 
 RETURN = r"""
@@ -80,9 +94,15 @@ class OrganizationMemberInfo(InfoModule):
     argument_spec = dict(
         q=dict(type="str"),
         member=dict(type="str"),
+        user_id=dict(type="str"),
     )
+    mutually_exclusive = (("user_id", "q"), ("user_id", "member"))
+    path_options = ("user_id",)
 
     def run(self):
+        if self.params["user_id"] is not None:
+            member = self.client.get(self.org_path("members", self.params["user_id"]), missing_ok=True)
+            return dict(members=[member] if member else [])
         query = dict(q=self.params["q"]) if self.params["q"] else None
         members = self.items(self.org_path("members"), query)
         if self.params["member"]:

@@ -74,6 +74,15 @@ options:
     type: bool
     default: false
     version_added: 0.3.0
+  cancel_pending:
+    description:
+      - Cancel the resize request of the bouncer that has not started resizing (state V(pending)), made elsewhere or by
+        a task with O(wait=false). A bouncer with none is not a change. What the task gives is compared and sent after
+        it.
+      - A request already resizing cannot be canceled; with none to cancel beside it, the task fails and says so.
+    type: bool
+    default: false
+    version_added: 0.3.0
   wait:
     description: Wait until the resize request has completed, polling with growing intervals.
   wait_timeout:
@@ -135,6 +144,14 @@ EXAMPLES = r"""
     name: read-pool
     size: PGB_20
 
+- name: Cancel its resize that has not started yet, if it has one
+  planetscale.cloud.postgres_bouncer:
+    organization: acme
+    database: pgapp
+    branch: main
+    name: read-pool
+    cancel_pending: true
+
 - name: Delete it
   planetscale.cloud.postgres_bouncer:
     organization: acme
@@ -168,6 +185,12 @@ resize_request:
   description: The resize request the task made (its state, sku, previous_sku, parameters...), as last read.
   returned: when the task resized the bouncer (not in check mode)
   type: dict
+canceled_requests:
+  description: The resize requests O(cancel_pending) canceled (in check mode, would cancel), as read before.
+  returned: when the task gives O(cancel_pending=true)
+  type: list
+  elements: dict
+  version_added: 0.3.0
 restart_parameters:
   description:
     - The parameters the task changes (in check mode, would change) whose change restarts the bouncer's nodes, by
@@ -184,7 +207,7 @@ from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import r
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.capacity import (
     consent_to_restart, flat_parameters, parameter_problem, parameter_text, restarting, running)
-from ansible_collections.planetscale.cloud.plugins.module_utils.capacity_changes import request_waiter
+from ansible_collections.planetscale.cloud.plugins.module_utils.capacity_changes import cancel_pending, request_waiter
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
     CONNECTION, CREDENTIALS, ORGANIZATION, WAIT)
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Outcome, Resource, capital
@@ -222,6 +245,7 @@ class PostgresBouncer(Resource):
         replicas_per_cell=dict(type="int"),
         parameters=dict(type="dict"),
         allow_restart=dict(type="bool", default=False),
+        cancel_pending=dict(type="bool", default=False),
         wait_timeout=dict(type="int", default=600),
     )
     path_options = ("database", "branch", "name")
@@ -234,7 +258,7 @@ class PostgresBouncer(Resource):
 
     def __init__(self, params, ctx=None):
         super().__init__(params, ctx)
-        self.request, self.restarts = None, []
+        self.request, self.restarts, self.canceled = None, [], []
 
     def validate(self):
         super().validate()
@@ -262,6 +286,14 @@ class PostgresBouncer(Resource):
 
     def read(self):
         return self.client.get(self.url(self.params["name"]), missing_ok=True)
+
+    def present(self, resource):
+        if resource is not None and self.params["cancel_pending"]:
+            self.canceled = cancel_pending(self, self.url(self.params["name"]), dict(resize=("resize request", "resizes")))
+        return super().present(resource)
+
+    def after_present(self, resource, changed):
+        return resource, changed or bool(self.canceled)
 
     def managed(self, resource):
         fields = dict(target=resource.get("target"), size=(resource.get("sku") or {}).get("name"),
@@ -370,6 +402,8 @@ class PostgresBouncer(Resource):
             keys["resize_request"] = self.request
         if self.params["parameters"] is not None:
             keys["restart_parameters"] = self.restarts
+        if self.params["cancel_pending"]:
+            keys["canceled_requests"] = self.canceled
         return keys
 
 

@@ -158,7 +158,13 @@ class PostgresIpRestriction(Resource):
             "role %r" % self.params["role"] if self.params["role"] else "every role",
             "schema %r" % self.params["schema"] if self.params["schema"] else "every schema", self.params["database"])
 
+    found = None  # the restriction the first read found
+
     def read(self):
+        """The restriction of the role and schema, from the list; read again (after a lost answer) by the ID of the
+        one found: one request."""
+        if self.found is not None:
+            return self.client.get(self.url(self.found["id"]), missing_ok=True)
         try:
             found = [entry for entry in self.client.paginate(self.url())
                      if (entry.get("role") or "") == self.params["role"]
@@ -169,7 +175,8 @@ class PostgresIpRestriction(Resource):
         if len(found) > 1:
             raise ModuleFailure("%s is not one restriction but %d (IDs %s): delete all but one of them first." % (
                 capital(self.label()), len(found), ", ".join(str(entry.get("id")) for entry in found)))
-        return found[0] if found else None
+        self.found = found[0] if found else None
+        return self.found
 
     def not_postgres(self, error):
         """A sentence when the database exists and is not a PostgreSQL database; otherwise the API's answer stands."""

@@ -112,3 +112,19 @@ def test_bad_input_fails_before_any_request(server, run, args, message):
     with pytest.raises(ModuleFailure) as caught:
         run(check_mode=True, **args)
     assert caught.value.msg.startswith(message) and server.requests == []
+
+
+def test_a_lost_update_answer_is_read_back_by_id_and_not_sent_twice(server, run, sleeps):
+    server.script = [page(policy(id="p0", name="default", required=True), policy()), "drop",
+                     (200, policy(retention_value=6))]
+    result = run(retention_value=6)
+    assert result["changed"] is True and result["backup_policy"]["retention_value"] == 6
+    assert [(r["method"], r["path"]) for r in server.requests] == [("GET", URL), ("PATCH", URL + "/p1"),
+                                                                   ("GET", URL + "/p1")]
+
+
+def test_a_lost_delete_answer_is_read_back_by_id(server, run):
+    server.script = [page(policy()), "drop", (404, dict(code="not_found", message="Not Found"))]
+    assert run(state="absent")["changed"] is True
+    assert [(r["method"], r["path"]) for r in server.requests] == [("GET", URL), ("DELETE", URL + "/p1"),
+                                                                   ("GET", URL + "/p1")]

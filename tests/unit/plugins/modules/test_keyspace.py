@@ -244,3 +244,88 @@ def test_a_new_keyspace_needs_a_cluster_size(server, run):
     assert caught.value.msg == ("cluster_size is required to create keyspace 'sharded' of branch 'main' of database "
                                 "'app', which does not exist.")
     assert writes(server) == []
+
+
+def settled(strategy="available", **flags):
+    return dict(replication_durability_constraints=dict(strategy=strategy), vreplication_flags=dict(
+        dict(optimize_inserts=True, allow_no_blob_binlog_row_image=False, vplayer_batching=False), **flags))
+
+
+def test_settings_that_differ_are_one_patch_with_their_diff(server, run):
+    """The settings given are sent when one differs; the answer's strategy (maximum, as the platform's PATCH answers
+    say) is not taken for what was sent."""
+    platform = Platform(server, keyspace(**settled()))
+
+    def write(request):
+        platform.record = keyspace(**settled("lag", vplayer_batching=True))
+        return 200, lean(replication_durability_constraints=dict(strategy="maximum"))
+    platform.write = write
+    result = run(replication_durability_strategy="lag", diff=True,
+                 vreplication_flags=dict(vplayer_batching=True, optimize_inserts=True))
+    assert result["changed"] is True
+    assert writes(server) == [("PATCH", "/sharded", dict(replication_durability_constraints=dict(strategy="lag"),
+                                                         vreplication_flags=dict(vplayer_batching=True,
+                                                                                 optimize_inserts=True)))]
+    assert result["diff"]["before"] == dict(name="sharded", shards=2, replication_durability_strategy="available",
+                                            vreplication_flags=dict(vplayer_batching=False, optimize_inserts=True))
+    assert result["diff"]["after"] == dict(name="sharded", shards=2, replication_durability_strategy="lag",
+                                           vreplication_flags=dict(vplayer_batching=True, optimize_inserts=True))
+    assert result["keyspace"]["replication_durability_constraints"] == dict(strategy="lag")
+    server.requests.clear()
+    again = run(replication_durability_strategy="lag", vreplication_flags=dict(vplayer_batching=True))
+    assert again["changed"] is False and writes(server) == []
+
+
+def test_check_mode_predicts_the_settings_without_a_write(server, run):
+    Platform(server, keyspace(**settled()))
+    result = run(vreplication_flags=dict(optimize_inserts=False), check_mode=True)
+    assert result["changed"] is True and writes(server) == []
+    assert result["keyspace"]["vreplication_flags"]["optimize_inserts"] is False
+
+
+def test_a_lean_record_cannot_tell_the_settings_so_they_are_sent_with_a_warning(server, run):
+    platform = Platform(server, lean(ready=True))
+    platform.write = lambda request: (200, lean())
+    ctx = TaskContext()
+    result = run(replication_durability_strategy="always", ctx=ctx)
+    assert result["changed"] is True
+    assert writes(server) == [("PATCH", "/sharded", dict(replication_durability_constraints=dict(strategy="always")))]
+    assert ctx.warnings == ["Keyspace 'sharded' of branch 'main' of database 'app' does not state its "
+                            "replication_durability_strategy, so the task cannot tell whether it already has the value "
+                            "given: it sends it and reports a change."]
+
+
+def test_a_lost_update_answer_is_read_back_and_never_sent_twice(server, run, sleeps):
+    platform = Platform(server, keyspace(**settled()))
+
+    def write(request):
+        platform.record = keyspace(**settled("lag"))
+        return "drop"
+    platform.write = write
+    assert run(replication_durability_strategy="lag")["changed"] is True
+    assert [method for method, _path, _body in writes(server)] == ["PATCH"]
+
+
+def test_a_lost_update_answer_a_lean_record_cannot_settle_fails_without_sending_again(server, run, sleeps):
+    platform = Platform(server, lean(ready=True))
+    platform.write = lambda request: "drop"
+    with pytest.raises(ModuleFailure, match="The answer to the update of keyspace 'sharded' .* was lost .* nothing "
+                                            "was sent again"):
+        run(vreplication_flags=dict(vplayer_batching=True))
+    assert [method for method, _path, _body in writes(server)] == ["PATCH"]
+
+
+def test_a_strategy_the_platform_does_not_publish_is_refused_before_any_request(server, run):
+    assert "replication_durability_strategy" in " ".join(
+        run.validate(replication_durability_strategy="maximum").error_messages)
+    assert server.requests == []
+
+
+def test_the_settings_sent_outlast_the_wait_on_a_lean_record(server, run):
+    """Waited for until ready (the lean record does not say), the keyspace still shows the settings sent."""
+    platform = Platform(server, lean())
+    platform.write = lambda request: (200, lean())
+    result = run(replication_durability_strategy="lag", diff=True)
+    assert result["diff"]["after"]["replication_durability_strategy"] == "lag"
+    assert result["keyspace"]["replication_durability_constraints"] == dict(strategy="lag")
+    assert result["rollout_status"]["state"] == "complete"

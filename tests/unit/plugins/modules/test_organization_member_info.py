@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 
 from ansible_collections.planetscale.cloud.plugins.modules.organization_member_info import OrganizationMemberInfo
 
@@ -32,3 +35,18 @@ def test_one_member_by_email_user_id_or_membership_id(server, run):
         assert run(member=wanted)["members"] == [member(2)]
     server.script = [listing]
     assert run(member="nobody@example.com")["members"] == []
+
+
+def test_one_member_by_user_id_is_one_read_of_that_member(server, run):
+    server.script = [(200, member(7, "admin")), (404, dict(code="not_found", message="Not Found"))]
+    assert run(user_id="u7")["members"] == [member(7, "admin")]
+    assert run(user_id="u8")["members"] == []
+    assert [(r["method"], r["path"]) for r in server.requests] == [
+        ("GET", "/v1/organizations/acme/members/u7"), ("GET", "/v1/organizations/acme/members/u8")]
+
+
+def test_user_id_goes_alone_and_names_one_user(run):
+    assert run.validate(user_id="u7", q="user").error_messages
+    assert run.validate(user_id="u7", member="u7").error_messages
+    with pytest.raises(ModuleFailure, match="user_id must be a name"):
+        run(user_id="u7/../x")

@@ -250,3 +250,30 @@ def test_check_mode_names_it_and_allow_restart_sends_it(server, run, sleeps):
     result = run(parameters=dict(listen_backlog=256, default_pool_size=20), allow_restart=True)
     assert body(server, 2) == dict(parameters=dict(pgbouncer=dict(listen_backlog="256", default_pool_size="20")))
     assert result["restart_parameters"] == ["listen_backlog"]
+
+
+def test_cancel_pending_cancels_the_resize_that_has_not_started_then_sends_what_differs(server, run, sleeps):
+    server.script = [(200, bouncer()), page(resize("pending", "r7")), (204, b""), page(resize("canceled", "r7")),
+                     (200, resize("pending", "r8")), page(resize("completed", "r8")), (200, bouncer("PGB_10"))]
+    result = run(cancel_pending=True, size="PGB_10")
+    assert result["changed"] is True and result["canceled_requests"] == [resize("pending", "r7")]
+    assert methods(server)[2] == ("DELETE", URL + "/pool/resizes")
+    assert methods(server)[4] == ("PATCH", URL + "/pool/resizes") and verbs(server).count("DELETE") == 1
+
+
+def test_cancel_pending_in_check_mode_sends_nothing_and_with_none_pending_is_no_change(server, run):
+    server.script = [(200, bouncer()), page(resize("pending", "r7"))]
+    result = run(cancel_pending=True, check_mode=True)
+    assert result["changed"] is True and result["canceled_requests"] == [resize("pending", "r7")]
+    assert verbs(server) == ["GET", "GET"]
+    server.requests.clear()
+    server.script = [(200, bouncer()), page(resize("completed", "r7"))]
+    result = run(cancel_pending=True)
+    assert result["changed"] is False and result["canceled_requests"] == [] and verbs(server) == ["GET", "GET"]
+
+
+def test_cancel_pending_of_a_resize_already_resizing_fails_naming_it(server, run):
+    server.script = [(200, bouncer()), page(resize("resizing", "r7"))]
+    with pytest.raises(ModuleFailure, match="^Resize request 'r7' of %s is resizing, and the platform cancels" % LABEL):
+        run(cancel_pending=True)
+    assert verbs(server) == ["GET", "GET"]

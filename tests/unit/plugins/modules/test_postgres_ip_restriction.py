@@ -163,3 +163,18 @@ def test_a_create_whose_answer_was_lost_is_read_back_not_sent_twice(server, run,
     result = run(cidrs=["10.0.0.0/8"])
     assert result["changed"] is True and result["ip_restriction"]["id"] == "c1"
     assert methods(server) == ["GET", "POST", "GET"]
+
+
+def test_a_lost_update_answer_is_read_back_by_id_and_not_sent_twice(server, run, sleeps):
+    server.script = [page(entry(id="c0", role="app"), entry()), "drop", (200, entry(cidrs=["10.1.0.0/16"]))]
+    result = run(cidrs=["10.1.0.0/16"])
+    assert result["changed"] is True and result["ip_restriction"]["cidrs"] == ["10.1.0.0/16"]
+    assert [(r["method"], r["path"]) for r in server.requests] == [("GET", URL), ("PATCH", URL + "/c1"),
+                                                                   ("GET", URL + "/c1")]
+
+
+def test_a_lost_delete_answer_is_read_back_by_id(server, run):
+    server.script = [page(entry()), "drop", (404, dict(code="not_found", message="Not Found"))]
+    assert run(state="absent")["changed"] is True
+    assert [(r["method"], r["path"]) for r in server.requests] == [("GET", URL), ("DELETE", URL + "/c1"),
+                                                                   ("GET", URL + "/c1")]
