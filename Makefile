@@ -100,7 +100,7 @@ empty :=
 space := $(empty) $(empty)
 STATIC_CHECKS := lint sanity-old sanity-new changelog-lint docs-lint
 TEST_STEPS := $(subst $(space),+,$(STATIC_CHECKS)) units-new+units-old+emulator-tests \
-	integration+docs-site+build+ee+bench-smoke@2 content-tests+test-reliability
+	integration+docs-site+build+ee+bench-smoke@2 content-tests+test-reliability api-coverage
 STEP_JOBS ?= 3
 
 # run a command with a venv's bin/ first on PATH (ansible-test looks up pythonX.Y there)

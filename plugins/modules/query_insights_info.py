@@ -151,7 +151,7 @@ EXAMPLES = r"""
     branch: main
     show: tags
     values_limit: 5
-  register: tags
+  register: query_tags
 
 - name: The slowest query pattern's summary and samples
   planetscale.cloud.query_insights_info:

@@ -32,6 +32,7 @@ UNPUBLISHED = re.compile(r"(POST|GET) /oauth/|(GET|POST|DELETE) /v1/organization
 
 # The published operations no plugin calls yet (issue 47 builds them; the list must end empty).
 NOT_YET = frozenset("""
+PUT /organizations/{}/databases/{}/branches/{}/safe-migrations
 """.strip().splitlines())
 
 

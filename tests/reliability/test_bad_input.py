@@ -182,6 +182,7 @@ CONFLICTS = {
     "query_pattern_report": [dict(force=True), dict(state="present"), dict(state="present", dest="relative.csv.gz"),
                              dict(id=None)],
     "region_info": [dict(scope="public"), dict(scope="organization"), dict(database=None, scope="database")],
+    "organization_member_info": [dict(user_id="u1", q="reviewer"), dict(user_id="u1", member="u1")],
     "branch_metrics_info": [dict(scope="query", instant=True), dict(fingerprint="abc"),
                             dict(scope="tables", steps=5), dict(since="yesterday"),
                             dict(since="2026-02-01T00:00:00Z", until="2026-01-01T00:00:00Z"), dict(steps=0),
