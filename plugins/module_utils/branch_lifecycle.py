@@ -89,7 +89,7 @@ class BranchLifecycle(Resource):
         if "deletion_protected" in changes:
             branch = self.client.patch(self.url(name), json=dict(deletion_protected=changes["deletion_protected"]))
         if changes.get("safe_migrations") is False:
-            branch = self.client.delete(self.url(name, "safe-migrations")) or self.read()
+            branch = self.set_safe_migrations(name, False)
         if "production" in changes:
             branch = self.ready(branch, wrote, "be %s" % ("promoted" if changes["production"] else "demoted"))
             branch = self.client.post(self.url(name, "promote" if changes["production"] else "demote")) or self.read()
@@ -99,13 +99,30 @@ class BranchLifecycle(Resource):
             wrote = wrote or "production" in changes
             branch = self.ready(branch, wrote, "enable safe migrations")
             try:
-                branch = self.client.post(self.url(name, "safe-migrations")) or self.read()
+                branch = self.set_safe_migrations(name, True)
             except ApiError as error:
                 if error.status not in REFUSALS:
                     raise
                 self.refuse_lint_errors(name, error, changed=wrote)  # else the API's own words (lint read once)
                 raise ModuleFailure(self.explain(error), status=error.status, error=error.as_dict(), changed=wrote)
         return with_cluster_name(branch)
+
+    def set_safe_migrations(self, name, want):
+        """POST (on) or DELETE (off) safe-migrations. After an answer that was lost the branch is read back, and a
+        write it shows not applied is sent again as a PUT of the wanted value, which no resend can turn the wrong
+        way."""
+        url, sent = self.url(name, "safe-migrations"), []
+
+        def send():
+            if sent:
+                return self.client.request("PUT", url, json=dict(safe_migrations=want)) or self.read()
+            sent.append(want)
+            return (self.client.post(url) if want else self.client.delete(url)) or self.read()
+
+        def read_back(error):  # pylint: disable=unused-argument
+            found = self.read()
+            return (found, True) if found is not None and bool(found.get("safe_migrations")) == want else None
+        return write_and_settle(send, read_back=read_back)[0]
 
     def ready(self, branch, changed, need):
         """The branch once it is ready (or asleep), which what the task does next needs. changed: whether this run

@@ -42,6 +42,7 @@ OPERATIONS = {
                "POST /databases/{}/branches": ("create_branch",), "PATCH " + B: None, "DELETE " + B: None,
                "POST %s/promote" % B: ("promote_branches",), "POST %s/demote" % B: ("demote_branches",),
                "POST %s/safe-migrations" % B: None, "DELETE %s/safe-migrations" % B: None,
+               "PUT %s/safe-migrations" % B: None,
                DATABASE: ("read_database",), "GET %s/schema/lint" % B: ("create_branch",),
                "GET /cluster-size-skus": None, "GET %s/parameters" % B: ("create_branch",),
                "GET %s/changes" % B: ("create_branch",), "GET %s/changes/{}" % B: ("create_branch",),

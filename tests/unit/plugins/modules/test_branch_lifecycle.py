@@ -235,6 +235,37 @@ def test_safe_migrations_false_disables(server, run):
     assert calls(server) == [("GET", "/dev"), ("DELETE", "/dev/safe-migrations")]
 
 
+BAD_GATEWAY = (502, {"code": "bad_gateway", "message": "Bad Gateway"})
+
+
+def test_a_lost_enable_not_applied_is_sent_again_as_a_put_of_the_wanted_value(server, run, sleeps):
+    """The answer to POST safe-migrations is lost and the branch read back has them off: the resend is a PUT of
+    true, which cannot turn them off should the first write land after all."""
+    server.script = [(200, branch(production=True)), lint(), BAD_GATEWAY, (200, branch(production=True)),
+                     (200, branch(production=True, safe_migrations=True))]
+    result = run(safe_migrations=True)
+    assert result["changed"] is True and result["branch"]["safe_migrations"] is True
+    assert calls(server) == [("GET", "/dev"), ("GET", "/dev/schema/lint"), ("POST", "/dev/safe-migrations"),
+                             ("GET", "/dev"), ("PUT", "/dev/safe-migrations")]
+    assert body(server, 4) == dict(safe_migrations=True) and len(sleeps) == 1
+
+
+def test_a_lost_enable_that_was_applied_is_read_back_and_not_sent_again(server, run):
+    server.script = [(200, branch(production=True)), lint(), BAD_GATEWAY,
+                     (200, branch(production=True, safe_migrations=True))]
+    assert run(safe_migrations=True)["branch"]["safe_migrations"] is True
+    assert [method for method, path in calls(server)] == ["GET", "GET", "POST", "GET"]
+
+
+def test_a_lost_disable_not_applied_is_sent_again_as_a_put_of_false(server, run, sleeps):
+    server.script = [(200, branch(production=True, safe_migrations=True)), BAD_GATEWAY,
+                     (200, branch(production=True, safe_migrations=True)), (200, branch(production=True))]
+    assert run(safe_migrations=False, api_retries=0)["changed"] is True
+    assert calls(server) == [("GET", "/dev"), ("DELETE", "/dev/safe-migrations"), ("GET", "/dev"),
+                             ("PUT", "/dev/safe-migrations")]
+    assert body(server, 3) == dict(safe_migrations=False) and len(sleeps) == 1
+
+
 # deletion_protected ----------------------------------------------------------------------------
 
 def test_deletion_protected_is_patched_and_then_a_no_op(server, run):
