@@ -140,6 +140,7 @@ import tempfile
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
+from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import (
     CONNECTION, CREDENTIALS, ORGANIZATION, WAIT)
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import capital
@@ -233,7 +234,11 @@ class QueryPatternReport(Module):
         if report is None:
             return self.result(False, None)
         if not self.ctx.check_mode:
-            self.client.delete(self.url(report["id"]), missing_ok=True)
+            try:
+                self.client.delete(self.url(report["id"]), missing_ok=True)
+            except ApiError as error:
+                if not error.outcome_unknown or self.client.get(self.url(report["id"]), missing_ok=True) is not None:
+                    raise
         return self.result(True, report)
 
     def result(self, changed, report, downloaded=None, after=None):
@@ -267,6 +272,8 @@ class QueryPatternReport(Module):
     def create(self):
         """POST .../query-patterns (no body); after a lost answer, a report made in the time of the request is taken
         rather than a second one made."""
+        if self.client.server_date is None:  # the server's time opens the window: a read before the create
+            self.client.get(self.org_path("databases", self.params["database"], "branches", self.params["branch"]))
         window = CreationWindow(self.client)
 
         def read_back(error):  # pylint: disable=unused-argument

@@ -19,6 +19,8 @@ CONTENT = gzip.compress(b"fingerprint,count\r\n\"select 1\",42\r\n", mtime=0)
 FINISHED = "2026-11-22T01:02:03.456Z"
 NOT_FOUND = (404, {"code": "not_found", "message": "Not Found"})
 LOST = (502, {"code": "bad_gateway"})
+BRANCH = "/v1/organizations/acme/databases/shop/branches/main"
+BRANCH_READ = (200, dict(name="main"))  # read before a create: the server's time opens a lost create's window
 
 
 MODULE = QueryPatternReport  # run by the `run` fixture (tests/unit/conftest.py) with ARGS
@@ -59,13 +61,13 @@ def written(path, stamp=FINISHED, content=b"old"):
 
 def test_a_new_report_is_made_waited_for_and_downloaded_without_credentials(server, run, tmp_path, sleeps):
     dest = str(tmp_path / "patterns.csv.gz")
-    server.script = [(201, report(state="pending")), (200, report())] + download(server)
+    server.script = [BRANCH_READ, (201, report(state="pending")), (200, report())] + download(server)
     result = run(dest=dest)
     assert result == dict(changed=True, report=report(), dest=dest, downloaded=True)
-    assert calls(server) == [("POST", URL), ("GET", URL + "/qp1"), ("GET", URL + "/qp1/download"),
+    assert calls(server) == [("GET", BRANCH), ("POST", URL), ("GET", URL + "/qp1"), ("GET", URL + "/qp1/download"),
                              ("GET", "/signed/qp1")]
-    assert server.requests[2]["headers"]["Authorization"] == "svc:s3cret"
-    assert "Authorization" not in server.requests[3]["headers"]  # the signed storage gets no credential
+    assert server.requests[3]["headers"]["Authorization"] == "svc:s3cret"
+    assert "Authorization" not in server.requests[4]["headers"]  # the signed storage gets no credential
     found = os.stat(dest)
     assert open(dest, "rb").read() == CONTENT and stat.S_IMODE(found.st_mode) == 0o600
     assert int(found.st_mtime) == seconds(FINISHED) and os.listdir(str(tmp_path)) == ["patterns.csv.gz"]
@@ -102,9 +104,9 @@ def test_a_file_of_another_report_is_replaced_whole(server, run, tmp_path):
 
 def test_force_makes_a_new_report_even_though_the_file_exists(server, run, tmp_path):
     dest = written(tmp_path / "patterns.csv.gz", stamp="2020-01-01T00:00:00.000Z")
-    server.script = [(201, report())] + download(server)
+    server.script = [BRANCH_READ, (201, report())] + download(server)
     assert run(dest=dest, force=True)["downloaded"] is True
-    assert calls(server)[0] == ("POST", URL) and open(dest, "rb").read() == CONTENT
+    assert calls(server)[1] == ("POST", URL) and open(dest, "rb").read() == CONTENT
 
 
 def test_check_mode_writes_nothing(server, run, tmp_path):
@@ -119,16 +121,16 @@ def test_check_mode_writes_nothing(server, run, tmp_path):
 
 
 def test_without_wait_a_pending_report_is_returned_undownloaded(server, run, tmp_path):
-    server.script = [(201, report(state="pending"))]
+    server.script = [BRANCH_READ, (201, report(state="pending"))]
     result = run(dest=str(tmp_path / "patterns.csv.gz"), wait=False)
     assert (result["changed"], result["downloaded"], result["report"]["state"]) == (True, False, "pending")
-    assert calls(server) == [("POST", URL)] and os.listdir(str(tmp_path)) == []
+    assert calls(server) == [("GET", BRANCH), ("POST", URL)] and os.listdir(str(tmp_path)) == []
 
 
 def test_a_lost_create_takes_the_report_made_meanwhile(server, run, tmp_path, sleeps):
     made = dict(report(7), created_at=(datetime.now(timezone.utc) + timedelta(seconds=1)).strftime(
         "%Y-%m-%dT%H:%M:%S.000Z"))
-    server.script = [LOST, cursor_page(made, report(1))] + download(server)
+    server.script = [BRANCH_READ, LOST, cursor_page(made, report(1))] + download(server)
     ctx = TaskContext()
     assert run(dest=str(tmp_path / "patterns.csv.gz"), ctx=ctx)["report"]["id"] == "qp7"
     assert [c for c in calls(server) if c[0] == "POST"] == [("POST", URL)] and sleeps == []
@@ -137,7 +139,7 @@ def test_a_lost_create_takes_the_report_made_meanwhile(server, run, tmp_path, sl
 
 
 def test_a_lost_create_with_nothing_made_meanwhile_is_sent_again(server, run, tmp_path, sleeps):
-    server.script = [LOST, cursor_page(report(1)), (201, report(2))] + download(server)
+    server.script = [BRANCH_READ, LOST, cursor_page(report(1)), (201, report(2))] + download(server)
     assert run(dest=str(tmp_path / "patterns.csv.gz"))["report"]["id"] == "qp2"
     assert [c for c in calls(server) if c[0] == "POST"] == [("POST", URL)] * 2 and len(sleeps) == 1
 
@@ -176,6 +178,17 @@ def test_absent_deletes_the_report_by_id_or_by_the_file(server, run, tmp_path):
     server.script = [cursor_page(report()), (204, b"")]
     assert run(state="absent", dest=dest)["changed"] is True
     assert calls(server) == [("GET", URL), ("DELETE", URL + "/qp1")] and os.path.exists(dest)
+
+
+def test_a_lost_delete_answer_is_read_back_and_the_report_gone_is_the_deletion(server, run):
+    """DELETE answered 500 after it was applied (the transport does not resend a 500): the report read back is
+    gone, so the deletion happened; a report still there lets the error stand."""
+    server.script = [(200, report()), (500, {"code": "internal"}), NOT_FOUND]
+    assert run(state="absent", id="qp1", api_retries=0) == dict(changed=True, report=report())
+    assert calls(server) == [("GET", URL + "/qp1"), ("DELETE", URL + "/qp1"), ("GET", URL + "/qp1")]
+    server.script = [(200, report()), (500, {"code": "internal"}), (200, report())]
+    with pytest.raises(ModuleFailure):
+        run(state="absent", id="qp1", api_retries=0)
 
 
 def test_absent_is_no_change_when_gone_and_no_write_in_check_mode(server, run):
