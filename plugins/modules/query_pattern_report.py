@@ -85,7 +85,7 @@ EXAMPLES = r"""
 
 - name: Read the report's CSV
   ansible.builtin.command:
-    argv: [gzip, -dc, "{{ report.dest }}"]
+    argv: [gzip, -dc, "{{ report.file }}"]
   register: csv
   changed_when: false
 
@@ -125,7 +125,7 @@ report:
     finished_at:
       description: When the report was finished (ISO 8601), or null. Not in every answer about a pending report.
       type: str
-dest:
+file:
   description: The file, as O(dest) names it.
   returned: O(state=present)
   type: str
@@ -244,7 +244,9 @@ class QueryPatternReport(Module):
     def result(self, changed, report, downloaded=None, after=None):
         result = dict(changed=changed, report=report)
         if self.params["state"] == "present":
-            result.update(dest=self.params["dest"], downloaded=downloaded)
+            # not under "dest": AnsibleModule adds a file's facts to a result with dest (or path), which only the module
+            # path would show
+            result.update(file=self.params["dest"], downloaded=downloaded)
         if self.ctx.diff:
             held = report.get("id") if report else None
             before = held if not (changed and self.params["state"] == "present") else None

@@ -63,7 +63,7 @@ def test_a_new_report_is_made_waited_for_and_downloaded_without_credentials(serv
     dest = str(tmp_path / "patterns.csv.gz")
     server.script = [BRANCH_READ, (201, report(state="pending")), (200, report())] + download(server)
     result = run(dest=dest)
-    assert result == dict(changed=True, report=report(), dest=dest, downloaded=True)
+    assert result == dict(changed=True, report=report(), file=dest, downloaded=True)
     assert calls(server) == [("GET", BRANCH), ("POST", URL), ("GET", URL + "/qp1"), ("GET", URL + "/qp1/download"),
                              ("GET", "/signed/qp1")]
     assert server.requests[3]["headers"]["Authorization"] == "svc:s3cret"
@@ -77,7 +77,7 @@ def test_a_new_report_is_made_waited_for_and_downloaded_without_credentials(serv
 def test_a_file_already_downloaded_from_the_report_is_not_downloaded_again(server, run, tmp_path):
     dest = written(tmp_path / "patterns.csv.gz")
     server.script = [(200, report())]
-    assert run(dest=dest, id="qp1", diff=True) == dict(changed=False, report=report(), dest=dest, downloaded=False,
+    assert run(dest=dest, id="qp1", diff=True) == dict(changed=False, report=report(), file=dest, downloaded=False,
                                                        diff=dict(before=dict(report="qp1"), after=dict(report="qp1")))
     assert calls(server) == [("GET", URL + "/qp1")]
     server.requests.clear()
@@ -89,7 +89,7 @@ def test_a_file_already_downloaded_from_the_report_is_not_downloaded_again(serve
 def test_a_file_no_listed_report_wrote_is_kept_without_a_report(server, run, tmp_path):
     dest = written(tmp_path / "mine.csv.gz", stamp="2020-01-01T00:00:00.000Z")
     server.script = [cursor_page(report())]
-    assert run(dest=dest) == dict(changed=False, report=None, dest=dest, downloaded=False)
+    assert run(dest=dest) == dict(changed=False, report=None, file=dest, downloaded=False)
     assert open(dest, "rb").read() == b"old"
 
 
@@ -112,7 +112,7 @@ def test_force_makes_a_new_report_even_though_the_file_exists(server, run, tmp_p
 def test_check_mode_writes_nothing(server, run, tmp_path):
     dest = str(tmp_path / "patterns.csv.gz")
     assert run(dest=dest, check_mode=True, diff=True) == dict(
-        changed=True, report=None, dest=dest, downloaded=True, diff=dict(before={}, after=dict(report="(new)")))
+        changed=True, report=None, file=dest, downloaded=True, diff=dict(before={}, after=dict(report="(new)")))
     server.script = [(200, report(state="pending"))]
     assert run(dest=dest, id="qp1", check_mode=True)["downloaded"] is True
     server.script = [(200, report())]
