@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: query_insights_info
 short_description: Read what the queries of a branch are doing (query insights)
-version_added: 0.2.0
+version_added: 0.3.0
 description:
   - Reads a branch's query insights as an operator asks for them, such as the 20 queries that used the most time in
     the last hour, the errors since a deploy, the anomalies of the last day, the query tags and the statistics of
