@@ -181,6 +181,7 @@ def test_settings(api):
     assert api.control("GET", "/settings").json() == {
         "ready_delay": 2.0,
         "report_delay": 1.0,
+        "webhook_timeout": 2.0,
         "rate_limit": None,
         "token_ttl": 3600,
         "max_per_page": 100,

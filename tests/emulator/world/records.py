@@ -116,6 +116,9 @@ class Settings(BaseModel):
 
     ready_delay: float = Field(2.0, ge=0, description="seconds until a new branch is ready")
     report_delay: float = Field(1.0, ge=0, description="seconds until a new report is completed")
+    webhook_timeout: float = Field(
+        2.0, gt=0, description="seconds a webhook delivery waits for its answer (the platform waits 2); a test "
+        "whose receiver shares a loaded machine gives it longer")
     rate_limit: int | None = Field(None, ge=1, description="requests a minute per credential; null is off")
     token_ttl: int = Field(3600, ge=1, description="lifetime of OAuth access tokens in seconds")
     max_per_page: int = Field(

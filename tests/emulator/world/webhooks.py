@@ -160,12 +160,12 @@ def _public_https_problem(url: str) -> str | None:
     return None if address.is_global else f"{host} is not a public address"
 
 
-def _post(delivery: Delivery) -> tuple[int | None, bool, str]:
+def _post(delivery: Delivery, timeout: float = TIMEOUT) -> tuple[int | None, bool, str]:
     """POST the delivery (http.client: the header's case as the platform writes it, no redirect followed)."""
     parts = urlsplit(delivery.url)
     kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    connection = kind(parts.hostname, parts.port, timeout=TIMEOUT)
+    connection = kind(parts.hostname, parts.port, timeout=timeout)
     try:
         connection.request("POST", path, body=delivery.body, headers={
             "Content-Type": "application/json", "User-Agent": "PlanetScale-Webhook (emulator)",
@@ -245,7 +245,7 @@ class Webhooks:
                     del state.queues[hook.model.id]
                     return
                 delivery = queue.popleft()
-            status, success, result = _post(delivery)
+            status, success, result = _post(delivery, self.settings.webhook_timeout)
             with self.lock:
                 delivery.status, delivery.success, delivery.result = status, success, result
                 hook.model.last_sent_at = stamp(delivery.at)
