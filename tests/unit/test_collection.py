@@ -81,20 +81,34 @@ def test_the_user_agent_names_the_version_in_galaxy_yml():
     assert client.USER_AGENT.startswith("planetscale.cloud/%s " % version)
 
 
-def test_every_new_plugin_is_added_in_the_version_galaxy_yml_is_about_to_release_or_before():
-    """version_added never names a release after the one galaxy.yml describes."""
+def test_each_plugin_is_added_in_the_release_that_first_shipped_it_or_in_the_one_galaxy_yml_describes():
+    """version_added is the release whose entry in changelogs/changelog.yaml first lists the plugin, or, for a plugin
+    no release lists yet, the version galaxy.yml is about to release (not an earlier one: that would tell a reader
+    the plugin is in a release they already have)."""
+    with open(os.path.join(ROOT, "galaxy.yml")) as handle:
+        upcoming = str(yaml.safe_load(handle)["version"])
+    with open(os.path.join(ROOT, "changelogs", "changelog.yaml")) as handle:
+        releases = yaml.safe_load(handle)["releases"]
     from ansible.module_utils.compat.version import LooseVersion
 
-    with open(os.path.join(ROOT, "galaxy.yml")) as handle:
-        version = LooseVersion(yaml.safe_load(handle)["version"])
+    shipped = {}
+    for version in sorted(releases, key=LooseVersion):
+        release = releases[version]
+        for kind, entries in [("modules", release.get("modules") or [])] + sorted((release.get("plugins") or {}).items()):
+            for entry in entries:
+                shipped.setdefault((kind, entry["name"]), version)
     for kind in ("modules", "filter"):
         folder = os.path.join(ROOT, "plugins", kind)
         for name in sorted(os.listdir(folder)):
             if not name.endswith(".py") or name.startswith("_"):
                 continue
             module = importlib.import_module("ansible_collections.planetscale.cloud.plugins.%s.%s" % (kind, name[:-3]))
-            added = yaml.safe_load(module.DOCUMENTATION)["version_added"]
-            assert LooseVersion(str(added)) <= version, "%s/%s: version_added %s" % (kind, name, added)
+            documented = yaml.safe_load(module.DOCUMENTATION)
+            for plugin in [documented["name"]] if kind == "filter" else [name[:-3]]:
+                added = str(documented["version_added"])
+                expected = shipped.get((kind, plugin), upcoming)
+                assert added == expected, "%s/%s: version_added %s, but it is %s" % (
+                    kind, plugin, added, "new in %s" % upcoming if expected == upcoming else "in %s" % expected)
 
 
 def _seealso(name):
