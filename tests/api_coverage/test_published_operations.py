@@ -31,6 +31,7 @@ STATED = re.compile(r"(\d+) of (\d+) published operations")
 UNPUBLISHED = re.compile(r"(POST|GET) /oauth/|(GET|POST|DELETE) /v1/organizations/[^/]+/service-tokens/[^/]+/access$"
                          r"|GET /_emulator/signed/")
 
+
 def published(spec=SPEC):
     """{"METHOD /template" ({} for each parameter): the operation's id} of the published description."""
     if not spec.is_file():

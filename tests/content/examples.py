@@ -8,8 +8,8 @@ collection, from the tree this script writes:
     python tests/content/examples.py DIRECTORY
 
 writes, for each document, DIRECTORY/<document>/example-<n>.yml (its plays, a fragment of tasks wrapped into a play
-as it runs), its named tasks files in tasks/ (where ansible-lint takes them for tasks) and its rulebooks in
-rulebooks/ (where ansible-lint takes them for rulebooks). The modules of collections that are not installed here (the
+as it runs), its named tasks files in tasks/ (where ansible-lint takes them for tasks), its named vars files in vars/
+and its rulebooks in rulebooks/ (where ansible-lint takes them for rulebooks). The modules of collections that are not installed here (the
 guide's awx.awx tasks) are mock_modules of the collection's .ansible-lint; ansible.mysql, community.mysql and
 community.postgresql are those of make db-collections, on ANSIBLE_COLLECTIONS_PATH.
 """
@@ -129,7 +129,8 @@ def write_lint_tree(target):
         folder = os.path.join(target, re.sub(r"[^a-z0-9_]+", "-", document.lower()))
         os.makedirs(os.path.join(folder, "tasks"))
         written = [("example-%d.yml" % index, play) for index, play in enumerate(plays)]
-        written += [(os.path.join("tasks", name), text) for name, text in files.items()]
+        written += [(os.path.join("vars" if kind(yaml.safe_load(text)) == "mapping" else "tasks", name), text)
+                    for name, text in files.items()]
         written += [(os.path.join("rulebooks", "rulebook-%d.yml" % index), text)
                     for index, (text, unused_name) in enumerate(DOCUMENTS[document])
                     if kind(yaml.safe_load(text)) == "rulebook"]
