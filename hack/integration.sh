@@ -31,7 +31,8 @@
 #   EMULATOR_HOST      default 127.0.0.1
 #   EMULATOR_ARGS      extra emulator arguments (e.g. "--rate-limit 50")
 #   ANSIBLE_TEST_ARGS  extra ansible-test arguments (e.g. target names)
-#   HEALTH_TIMEOUT     seconds to wait for the emulator (default 60)
+#   HEALTH_TIMEOUT     seconds to wait for the emulator (default 180: its data plane starts in seconds, but in
+#                      tens of seconds on a loaded machine)
 #   INTEGRATION_SHARDS split each pass's targets into this many groups (default 1; only when
 #                      ANSIBLE_TEST_ARGS names no targets)
 #   INTEGRATION_SERIAL 1: one job after the other (default: every pass and shard side by side,
@@ -54,7 +55,7 @@ venv=$(cd "$venv" && pwd)
 collection=${COLLECTION_DIR:-$root/build/ansible_collections/planetscale/cloud}
 emulator_venv=${EMULATOR_VENV:-$root/.venv/emulator}
 host=${EMULATOR_HOST:-127.0.0.1}
-health_timeout=${HEALTH_TIMEOUT:-60}
+health_timeout=${HEALTH_TIMEOUT:-180}
 verbosity=${INTEGRATION_VERBOSITY:-4}
 shards=${INTEGRATION_SHARDS:-1}
 (( ${INTEGRATION_SERIAL:-0} )) && shards=1
