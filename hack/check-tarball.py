@@ -28,7 +28,7 @@ FORBIDDEN = [
     (re.compile(r'\.py[co]$'), 'compiled python'),
     (re.compile(r'\.tar\.gz$'), 'nested tarball'),
     (re.compile(r'^changelogs/\.plugin-cache\.yaml$'), 'changelog plugin cache'),
-    (re.compile(r'^docs/benchmarks\.'), 'benchmark report (the repository keeps it; users need none of it)'),
+    (re.compile(r'^docs/benchmarks[.-]'), 'benchmark report (the repository keeps it; users need none of it)'),
 ]
 
 REQUIRED = ['MANIFEST.json', 'FILES.json', 'meta/runtime.yml', 'LICENSE', 'README.md', 'CHANGELOG.rst',

@@ -10,7 +10,7 @@
 #   2. hack/docsite/conf.py is appended to its conf.py (Markdown, an offline intersphinx inventory of
 #      the Ansible documentation that hack/docsite/ansible_inventory.py writes);
 #   3. the pages that are the repository's but not the collection's are copied into the Sphinx
-#      source: CHANGELOG.rst, and the benchmark report docs/benchmarks.md with its chart (the
+#      source: CHANGELOG.rst, and the benchmark report docs/benchmarks.md with its charts (the
 #      tarball leaves docs/benchmarks.* out, so they cannot be extra docs of the collection);
 #   4. the generated build.sh: antsibull-docs collection (every module, role, filter and plugin
 #      page, the collection's index, its extra docs: docs/docsite), then sphinx-build -W --keep-going,
@@ -51,7 +51,7 @@ cat "$root/hack/docsite/conf.py" >>"$out/conf.py"
 python "$root/hack/docsite/ansible_inventory.py" "$out/ansible_devel.inv"
 
 cp "$root/CHANGELOG.rst" "$out/rst/changelog.rst"
-cp "$root/docs/benchmarks.md" "$root/docs/benchmarks.png" "$out/rst/"
+cp "$root/docs/benchmarks.md" "$root"/docs/benchmarks*.png "$out/rst/"
 
 "$out/build.sh"
 echo "the site: ${out#"$root"/}/build/html/index.html"

@@ -225,7 +225,8 @@ class Pagination:
         totals = dict((key, first.get(key)) for key in ("total_pages", "total_count"))
         ids = set(item.get("id") for item in first["data"])
         items = []
-        pages = read_side_by_side(read, range(2, last + 1), PARALLEL_PAGES)
+        # within a read side by side (the inventory's, one list per database), the pages share its gate
+        pages = read_side_by_side(read, range(2, last + 1), PARALLEL_PAGES, current_gate())
         try:
             for number, (page, data) in pages:
                 self._unrepeated(seen, data, "page %s" % number, ("GET", url_path, 200))

@@ -241,7 +241,134 @@ def wan_verdicts(wan, local=None):
         if row["ratio"] is not None:
             found.append(("WAN, scenario %d: in-process at most 0.1x of uri's wall time" % row["number"],
                           "%.2f (the floor: %s)" % (row["ratio"], _s(row.get("floor_uri"))), row["ratio"] <= 0.1))
+    return found + curve_verdicts(wan)
+
+
+# The scaling curves (issue 49; tests/bench/curves.py) ----------------------------------------------
+
+FLAT = 1.5  # the cost of an item more at the largest size, at most this times that at the size before
+
+
+def curve_rows(summary):
+    """The points of the curves (the medians of a point's runs) with their floors and cost per item, by curve and
+    size."""
+    empty, per_task, rtt = summary["floor"]["empty"]["wall"], summary["per_task"].get("debug"), summary.get("rtt", 0)
+    grouped = {}
+    for point in summary.get("curves") or ():
+        grouped.setdefault((point["curve"], point["size"]), []).append(point)
+    rows = []
+    for (curve, size), points in grouped.items():
+        row = dict(points[-1], wall=statistics.median(p["wall"] for p in points),
+                   peak_kib=statistics.median(p["peak_kib"] for p in points), runs=len(points))
+        floor = None
+        if empty is not None and per_task is not None:
+            floor = empty + row["task_runs"] * per_task + row["round_trips"] * rtt
+        row.update(floor=floor, floor_ratio=_ratio(row["wall"], floor),
+                   per_item=(row["wall"] - empty) / row["items"] if empty is not None and row["items"] else None)
+        rows.append(row)
+    return rows
+
+
+def marginal(rows, field):
+    """The cost of an item more between each point of a curve and the next: [(items, cost per item)]."""
+    return [(b["items"], (b[field] - a[field]) / float(b["items"] - a["items"])) for a, b in zip(rows, rows[1:])
+            if b["items"] > a["items"]]
+
+
+def by_curve(rows):
+    curves = {}
+    for row in rows:
+        curves.setdefault(row["curve"], []).append(row)
+    return dict((key, sorted(found, key=lambda row: row["items"])) for key, found in curves.items())
+
+
+def curves_table(summary):
+    lines = ["| curve | items | wall | floor | wall/floor | requests (minimum) | round trips | time per item "
+             "| peak memory | connections |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for key, rows in by_curve(curve_rows(summary)).items():
+        for row in rows:
+            lines.append("| %s | {:,} %s | %s s | %s s | %s | %s (%s) | %s | %s | %.0f MB | %s |".format(
+                row["items"]) % (row["title"], row["unit"], _s(row["wall"]), _s(row["floor"]), _s(row["floor_ratio"]),
+                                 _n(row["requests"]), _n(row["minimum"]), _n(row["round_trips"]),
+                                 "–" if row["per_item"] is None else "%.2f ms" % (row["per_item"] * 1000),
+                                 row["peak_kib"] / 1024.0, _n(row.get("connections"))))
+    return "\n".join(lines)
+
+
+def curve_verdicts(summary):
+    """Issue 49's targets for the curves: each with the measured value and whether it is met."""
+    found, curves = [], by_curve(curve_rows(summary))
+    points = [row for rows in curves.values() for row in rows]
+    if points:
+        exact = [row for row in points if row["requests"] == row["minimum"]]
+        found.append(("WAN, scaling curves: requests at the minimum at every point", "%d of %d" % (
+            len(exact), len(points)), len(exact) == len(points)))
+    inventory = curves.get("inventory")
+    if inventory and inventory[-1]["floor_ratio"] is not None:
+        largest = inventory[-1]
+        found.append(("WAN, %s: within 1.3x of its floor (round trips with the parallelism used)" % largest["title"],
+                      "%.2f" % largest["floor_ratio"], largest["floor_ratio"] <= 1.3))
+    for key, rows in curves.items():
+        if len(rows) < 3:
+            continue  # with two points, the cost of an item more has nothing to be compared with
+        steps = marginal(rows, "wall")
+        found.append(("WAN, %s curve: time per item flat (an item more at the largest size costs at most %.1fx what "
+                      "it costs at the size before)" % (key, FLAT), "%.2f ms then %.2f ms" % (
+                          steps[-2][1] * 1000, steps[-1][1] * 1000), steps[-1][1] <= FLAT * max(steps[-2][1], 0)))
+        steps = marginal(rows, "peak_kib")
+        found.append(("WAN, %s curve: memory grows no faster than the result (KiB an item more, at most %.1fx the "
+                      "size before's)" % (key, FLAT), "%.2f then %.2f" % (steps[-2][1], steps[-1][1]),
+                      steps[-1][1] <= FLAT * max(steps[-2][1], 0.01)))
     return found
+
+
+CURVE_COLORS = dict(inventory="#2a9d8f", members="#e76f51", audit="#264653")
+
+
+def scaling_chart(summary, path):
+    """Time per item and peak memory against the items of each curve (log scales)."""
+    import matplotlib  # pylint: disable=import-outside-toplevel
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
+
+    figure, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8))
+    for key, rows in by_curve(curve_rows(summary)).items():
+        items, color = [row["items"] for row in rows], CURVE_COLORS.get(key, "#8d99ae")
+        left.plot(items, [(row["per_item"] or 0) * 1000 for row in rows], marker="o", color=color,
+                  label=key)
+        floors = [((row["floor"] - summary["floor"]["empty"]["wall"]) / row["items"] * 1000)
+                  if row["floor"] is not None else None for row in rows]
+        if None not in floors:
+            left.plot(items, floors, linestyle="--", color=color, alpha=0.6, label="%s: its floor" % key)
+        right.plot(items, [row["peak_kib"] / 1024.0 for row in rows], marker="o", color=color, label=key)
+    for axis in (left, right):
+        axis.set_xscale("log")
+        axis.set_xlabel("items (log scale)")
+        axis.legend(frameon=False, fontsize=8)
+    left.set_yscale("log")
+    left.set_ylabel("ms per item, less the empty play (log scale)")
+    left.set_title("Time per item, WAN profile (%.0f ms round trip)" % (summary.get("rtt", 0) * 1000))
+    right.set_ylabel("peak resident memory of the controller's largest process, MB")
+    right.set_title("Peak memory")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+SCALING_INTRO = """## Scaling (WAN profile)
+
+The same work at sizes ten times apart (`tests/bench/curves.py`), each point one in-process run of
+`ansible-playbook`: the branches inventory of N databases of {branches} branches (read in a play that checks it
+holds every branch; the databases' branches and the PostgreSQL branches' default roles are read {parallel_pages} at a
+time), `team_member_info` of a team of N members (the pages after the first {parallel_pages} at a time), and
+`audit_log_info` with `since: 1d` over N events of the last day, older ones behind them (a cursor list: one page
+after another, to the first older event). The floor counts the round trips with that parallelism. Time per item is
+the wall time less the empty play, over the items; peak memory is that of the controller's largest process
+(`ansible-playbook`, which holds the inventory, or the task's worker, which holds its result), from
+`tests/bench/peak.py`.{sizes_note}
+
+"""
 
 
 COLORS = dict(in_process="#2a9d8f", module="#e9c46a", uri="#e76f51", debug="#8d99ae")
@@ -348,7 +475,8 @@ keeping connections across a loop's items saves.
 To reproduce: `make bench` (the full run, about 25 minutes on 2 cores; rewrites this page and
 the chart; `BENCH_BASELINE=<commit>` picks the earlier version the local profile is compared
 with), or `.venv/bench/bin/python tests/bench/run.py --profiles wan --delay 0.025 --no-write`
-for one profile without writing. Run it on an otherwise idle machine.
+for one profile without writing. The WAN profile then measures the scaling curves (below; `--curves none`
+skips them, `--curve-size inventory=10,100` sets a curve's sizes). Run it on an otherwise idle machine.
 
 Machine: {cores} cores, {system}, Python {python}, ansible-core {ansible_core}. The run took
 {duration}. The 1-minute load average was {load}: {load_meaning}
@@ -404,11 +532,15 @@ cProfile in `ansible-playbook` and in every worker process) show, for ansible-co
   plugins, requests' first calls), about 12 ms a task. Credentials from the environment
   (`PLANETSCALE_SERVICE_TOKEN_ID`, `PLANETSCALE_SERVICE_TOKEN`) instead of templated
   `module_defaults` avoid the templating.
-- **List** (scenario 4): the 50 pages take about 1.5 s. Most of the rest is Ansible
-  handling a 4 MB result: registering it (`finalize_registered_values` walks every value,
-  two thirds of the worker's time), the callback's conversion of it in the main process,
-  and masking the `no_log` values in it (`remove_values`, about 1 s, which the module path
-  pays as well, in `exit_json`).
+- **List** (scenario 4, WAN, profiled with `profile_run.py list in_process --wan`): the 50
+  pages take about 1.5 s of the worker's time, little of it the collection's own. The time over
+  the floor is Ansible handling a 4 MB result (5,000 members): registering it
+  (`finalize_registered_values` walks every value, two thirds of the worker's time) and its
+  conversion in the main process for the callbacks (`transform_to_native_types`), both
+  ansible-core's, in proportion to the result. The collection's share was masking the `no_log`
+  values in it (`remove_values` copies every value, 0.7 s, which the module path pays as well,
+  in `exit_json`); a result whose JSON text holds none of them is now answered as it is, after
+  a check that costs about a tenth of that (issue 49).
 - **Create** (scenario 3): the branches are created without waiting and then waited for, so
   their start-up overlaps (as in the uri playbook); the wait polls with growing intervals
   from 1 s, so a branch that is not ready at the first read costs that second (a 51st
@@ -443,7 +575,7 @@ def load_meaning(median, cores):
             "compare the ratios.")
 
 
-def document(summaries, path_md, path_png):
+def document(summaries, path_md, path_png, path_scaling=None):
     profiles = profiles_of(summaries)
     summary = profiles.get("local") or list(profiles.values())[0]
     wan = profiles.get("wan")
@@ -470,6 +602,18 @@ def document(summaries, path_md, path_png):
             text += BASELINE_INTRO.format(title=title, commit=commit[:12], what=what) + baseline_table(profiles[name])
             text += "\n\n"
     text += "![Wall time per scenario, both profiles, and per-task cost](%s)\n\n" % os.path.basename(path_png)
+    if wan and wan.get("curves"):
+        from curves import BRANCHES, SIZES  # pylint: disable=import-outside-toplevel
+
+        measured = dict((key, tuple(row["size"] for row in rows)) for key, rows in by_curve(curve_rows(wan)).items())
+        short = ["%s %s" % (key, ", ".join("{:,}".format(n) for n in sizes)) for key, sizes in sorted(
+            measured.items()) if sizes != SIZES.get(key)]
+        note = (" Measured at fewer or other sizes than the full run's (`--curve-size`): %s." % "; ".join(short)
+                if short else "")
+        text += SCALING_INTRO.format(branches=BRANCHES, parallel_pages=PARALLEL_PAGES, sizes_note=note)
+        text += curves_table(wan) + "\n\n"
+        if path_scaling:
+            text += "![Time per item and peak memory of each curve](%s)\n\n" % os.path.basename(path_scaling)
     found = verdicts(summary) + baseline_verdicts(summary)
     if wan:
         found += baseline_verdicts(wan, "wan") + wan_verdicts(wan, profiles.get("local"))

@@ -43,8 +43,9 @@ sys.path[:0] = [HERE, os.path.dirname(HERE)]  # the benchmark's modules, and tes
 from harness import EMULATOR_PYTHON, ROOT, Ansible, Emulator, HarnessError  # noqa: E402
 from latency_proxy import DEFAULT_DELAY  # noqa: E402
 from links import PROFILES, LocalLink, WanLink  # noqa: E402
-from report import (baseline_table, baseline_verdicts, chart, document, summarize, table, verdicts,  # noqa: E402
-                    wan_verdicts)
+from report import (baseline_table, baseline_verdicts, chart, curves_table, document, scaling_chart,  # noqa: E402
+                    summarize, table, verdicts, wan_verdicts)
+from curves import CURVES, SMOKE_SIZES, Curves, parse_sizes  # noqa: E402
 from runner import Bench, loads  # noqa: E402
 from scenarios import ALL_VARIANTS, BASELINE_VARIANTS, DEFAULT_BASELINE, FULL, READY_DELAY, SCENARIOS, SMOKE, VARIANTS, BenchError  # noqa: E402
 
@@ -71,7 +72,8 @@ def export_baseline(ref, workdir):
 
 def measure(args):
     """Run the benchmark as the command line says: ({profile: summary}, {profile: results})."""
-    scenarios = args.scenarios.split(",") if args.scenarios else None
+    scenarios = [] if args.scenarios == "none" else args.scenarios.split(",") if args.scenarios else None
+    curves = None if args.curves in (None, "", "none") else args.curves.split(",")
     summaries, results = {}, {}
     for profile in args.profiles.split(","):
         workdir = tempfile.mkdtemp(prefix="planetscale-bench-")
@@ -93,9 +95,16 @@ def measure(args):
                                   variants=variants, runs=args.runs, slow_runs=args.slow_runs,
                                   budget=args.budget, link=link, baseline=baseline)
                     bench.run()
+                    if curves and profile == "wan":
+                        sizes = SMOKE_SIZES if args.smoke else parse_sizes(args.curve_size)
+                        print("scaling curves (WAN profile): %s" % ", ".join("%s %s" % (key, sizes[key])
+                                                                             for key in curves))
+                        points = Curves(bench, curves, sizes, runs=args.curve_runs).run()
                 finally:
                     link.close()
             summaries[profile], results[profile] = summarize(bench), bench.results
+            if curves and profile == "wan":
+                summaries[profile]["curves"] = points
             if commit:
                 summaries[profile]["baseline"] = commit
         finally:
@@ -112,7 +121,14 @@ def parse_args(argv=None):
     parser.add_argument("--slow-runs", type=int, default=3, help="runs of the module path and the uri variant")
     parser.add_argument("--budget", type=float, default=720,
                         help="seconds (per profile) after which no repeat run starts")
-    parser.add_argument("--scenarios", help="comma-separated keys: " + ",".join(cls.key for cls in SCENARIOS))
+    parser.add_argument("--scenarios", help="comma-separated keys ('none': only the curves): " + ",".join(
+        cls.key for cls in SCENARIOS))
+    parser.add_argument("--curves", default=",".join(cls.key for cls in CURVES),
+                        help="the scaling curves of the WAN profile, comma-separated ('none': not): %(default)s")
+    parser.add_argument("--curve-size", action="append", metavar="CURVE=N,N,N",
+                        help="a curve's sizes (repeatable), instead of inventory=10,100,1000 members=500,5000,50000 "
+                             "audit=1000,10000,100000")
+    parser.add_argument("--curve-runs", type=int, default=1, help="runs of each point of a curve")
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated: " + ",".join(VARIANTS))
     parser.add_argument("--baseline", metavar="REF", default=DEFAULT_BASELINE,
                         help="a git commit of this checkout: the local profile also runs the collection as it was "
@@ -143,7 +159,8 @@ def load_summary(path):
         bench.link = _SavedLink(profile, found.get("rtt", 0.0))
         bench.results = dict((tuple(key.split("/", 1)), runs) for key, runs in found["results"].items())
         summary = summarize(bench)
-        summary.update((name, found[name]) for name in ("load", "machine", "duration", "runs", "baseline") if name in found)
+        summary.update((name, found[name]) for name in ("load", "machine", "duration", "runs", "baseline", "curves")
+                       if name in found)
         summaries[profile], results[profile] = summary, bench.results
     return summaries, results
 
@@ -167,6 +184,8 @@ def main(argv=None):
     found = []
     for profile, summary in summaries.items():
         print("\n%s profile\n\n%s" % (profile, table(summary)))
+        if summary.get("curves"):
+            print("\nscaling curves\n\n%s" % curves_table(summary))
         if summary.get("baseline"):
             print("\nthis version against %s\n\n%s" % (summary["baseline"][:12], baseline_table(summary)))
         found += (verdicts(summary) if profile == "local" else wan_verdicts(summary, summaries.get("local")))
@@ -183,9 +202,13 @@ def main(argv=None):
     if not args.no_write:
         os.makedirs(args.out, exist_ok=True)
         path_md, path_png = os.path.join(args.out, "benchmarks.md"), os.path.join(args.out, "benchmarks.png")
+        path_scaling = None
         chart(summaries, path_png)
-        document(summaries, path_md, path_png)
-        print("\nwrote %s and %s" % (os.path.relpath(path_md), os.path.relpath(path_png)))
+        if summaries.get("wan", {}).get("curves"):
+            path_scaling = os.path.join(args.out, "benchmarks-scaling.png")
+            scaling_chart(summaries["wan"], path_scaling)
+        document(summaries, path_md, path_png, path_scaling)
+        print("\nwrote %s" % ", ".join(os.path.relpath(p) for p in (path_md, path_png, path_scaling) if p))
     return 0
 
 

@@ -16,8 +16,9 @@ from collections import Counter
 import pytest
 
 from conftest import SMOKE_DELAY
+from curves import SMOKE_SIZES, Curves
 from links import LocalLink, WanLink
-from report import baseline_verdicts, document, summarize, table, verdicts, wan_verdicts
+from report import baseline_verdicts, curve_verdicts, curves_table, document, summarize, table, verdicts, wan_verdicts
 from run import export_baseline
 from runner import Bench
 from scenarios import DEFAULT_BASELINE, FLOOR_PLAYBOOKS, SCENARIOS, SMOKE, VARIANTS
@@ -133,3 +134,21 @@ def test_the_page_shows_both_profiles_with_floors_and_connections(bench, wan_ben
     found = dict((name, (value, ok)) for name, value, ok in wan_verdicts(summaries["wan"], summaries["local"]))
     loop = found["WAN, loop: in-process opens 1 connection (uri: one per item)"]
     assert loop == ("1 (uri: %d)" % SMOKE["loop"], True)
+
+
+def test_each_scaling_curve_at_one_small_point_costs_its_minimum(wan_bench, tmp_path):
+    """Issue 49's curves (make bench runs them at three sizes each): one small point each, in the WAN profile, at
+    the minimum of requests (the inventory: one for the databases, one per database's branches, one per PostgreSQL
+    branch's role), with a peak memory measured, and their table on the page."""
+    points = Curves(wan_bench, sizes=SMOKE_SIZES, log=lambda line: None, floor=False).run()  # counts, not times
+    assert [(point["curve"], point["problems"]) for point in points] == [
+        ("inventory", []), ("members", []), ("audit", [])]
+    assert all(point["peak_kib"] > 10 * 1024 for point in points)  # an ansible-playbook's at least
+    summary = dict(summarize(wan_bench), curves=points)
+    assert dict((name, ok) for name, _value, ok in curve_verdicts(summary))[
+        "WAN, scaling curves: requests at the minimum at every point"]
+    assert curves_table(summary).count("\n| ") == len(points)
+    path = tmp_path / "benchmarks.md"
+    document(dict(wan=summary), str(path), str(tmp_path / "benchmarks.png"), str(tmp_path / "scaling.png"))
+    text = path.read_text(encoding="utf-8")
+    assert "## Scaling (WAN profile)" in text and "inventory: 4 databases x 3 branches" in text

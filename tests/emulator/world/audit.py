@@ -177,6 +177,16 @@ class AuditLog:
 
     # ------------------------------------------------------------ the audit log
 
+    def _audit_positions(self, org: OrgRecord, stored: list) -> dict:
+        """{event id: its place in the stored log (oldest first)}, made again when the log has changed (events are
+        only ever added: a seed adds and sorts them, a write adds one)."""
+        table = self.__dict__.setdefault("_audit_places", {})
+        key = (id(stored), len(stored), stored[0].id if stored else None, stored[-1].id if stored else None)
+        found = table.get(org.ref.name)
+        if found is None or found[0] != key:
+            found = table[org.ref.name] = (key, dict((entry.id, n) for n, entry in enumerate(stored)))
+        return found[1]
+
     @locked
     def audit_log(self, org: OrgRecord, limit: int, starting_after: str | None, ending_before: str | None,
                   filters: list[str] | None = None) -> CursorPage[AuditLogEntry]:
@@ -190,29 +200,44 @@ class AuditLog:
             if kind != "audit_action" or not value:
                 raise invalid_params(f"filters[]: {entry!r} is not audit_action:<action>")
             actions.add(value)
-        events = list(reversed(self.org_settings(org).events))
-        ids = [event.id for event in events]
+        stored = self.org_settings(org).events  # oldest first; n counts from the newest
+        count = len(stored)
+
+        def event(n: int) -> AuditLogEntry:
+            return stored[count - 1 - n]
+
+        def keeps(n: int) -> bool:
+            return not actions or event(n).audit_action in actions
 
         def position(cursor: str, name: str) -> int:
-            if cursor not in ids:
+            found = self._audit_positions(org, stored).get(cursor)
+            if found is None:
                 raise invalid_params(f"{name}: no audit log event with id {cursor!r}")
-            return ids.index(cursor)
-        # the cursor is any event's id; the page holds the events the filters keep from there on
-        kept = [n for n, event in enumerate(events) if not actions or event.audit_action in actions]
-        if starting_after is not None:
-            after = position(starting_after, "starting_after")
-            chosen = [n for n in kept if n > after][:limit]
-            has_next = len([n for n in kept if n > after]) > limit
-            has_prev = any(n <= after for n in kept)
-        elif ending_before is not None:
+            return count - 1 - found
+
+        # the cursor is any event's id; the page holds the events the filters keep from there on. Each page reads
+        # the events of its own (and the filters' gaps), never the whole log: a long log is read page by page at
+        # the cost of its pages, as the platform's is
+        if ending_before is not None:
             end = position(ending_before, "ending_before")
-            before = [n for n in kept if n < end]
-            chosen = before[-limit:]
-            has_next, has_prev = any(n >= end for n in kept), len(before) > limit
+            before = []
+            for n in range(end - 1, -1, -1):
+                if keeps(n):
+                    before.append(n)
+                    if len(before) > limit:
+                        break
+            chosen = sorted(before[:limit])
+            has_next, has_prev = any(keeps(n) for n in range(end, count)), len(before) > limit
         else:
-            chosen = kept[:limit]
-            has_next, has_prev = len(kept) > limit, False
-        data = [events[n] for n in chosen]
+            after = position(starting_after, "starting_after") if starting_after is not None else -1
+            chosen, n = [], after + 1
+            while n < count and len(chosen) < limit:
+                if keeps(n):
+                    chosen.append(n)
+                n += 1
+            has_next = any(keeps(m) for m in range(n, count))
+            has_prev = any(keeps(m) for m in range(after, -1, -1))
+        data = [event(n) for n in chosen]
         return CursorPage[AuditLogEntry](has_next=has_next, has_prev=has_prev,
                                          cursor_start=data[0].id if data else None,
                                          cursor_end=data[-1].id if data else None, data=data)

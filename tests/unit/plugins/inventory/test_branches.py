@@ -13,12 +13,15 @@ import os
 import re
 import subprocess
 import sys
+import threading
+from collections import Counter
 
 import pytest
 
 from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure, TaskContext
+from ansible_collections.planetscale.cloud.plugins.module_utils.pagination import PARALLEL_PAGES
 from ansible_collections.planetscale.cloud.plugins.modules.database_info import DatabaseInfo
 
 # the directory that holds ansible_collections/planetscale/cloud, where ansible-test runs the tests
@@ -448,6 +451,51 @@ def test_a_cache_of_the_first_release_is_read_again(server, tmp_path):
     sent = len(server.requests)
     hostvars = hostvars_of(tmp_path, server, **cache)
     assert len(server.requests) > sent and "app.old" not in hostvars and "pgapp.main" in hostvars
+
+
+class Overlap:
+    """Reads of a kind (branches, roles) held until PARALLEL_PAGES of that kind are in flight at once (or, the first
+    time that does not happen within seconds, no longer held): the most in flight at once is recorded, never a time."""
+
+    def __init__(self, seconds=10):
+        self.lock, self.seconds = threading.Lock(), seconds
+        self.now, self.most, self.full = Counter(), Counter(), dict(branches=threading.Event(),
+                                                                    roles=threading.Event())
+
+    def hold(self, kind):
+        with self.lock:
+            self.now[kind] += 1
+            self.most[kind] = max(self.most[kind], self.now[kind])
+            if self.now[kind] >= PARALLEL_PAGES:
+                self.full[kind].set()
+        if not self.full[kind].wait(self.seconds):
+            self.full[kind].set()  # one after another: one wait, not one per read
+        with self.lock:
+            self.now[kind] -= 1
+
+
+def test_the_branches_and_roles_of_many_databases_are_read_side_by_side_with_no_request_more(server, tmp_path):
+    """Issue 49: PARALLEL_PAGES databases' branches (then PARALLEL_PAGES branches' default roles) are read at a time,
+    never more; one request for the databases, one per database's branches, one per PostgreSQL branch's role."""
+    count = PARALLEL_PAGES + 2
+    names = ["db-%02d" % n for n in range(count)]
+    listing = answer(dict((name, [branch("main", "x", id="id-" + name, kind="postgresql")]) for name in names))
+    overlap = Overlap()
+
+    def route(request):
+        if request["path"].endswith("/branches"):
+            overlap.hold("branches")
+        if request["path"].endswith(ROLES):
+            overlap.hold("roles")
+            return 200, dict(id="role", access_host_url="%s.example" % request["path"].split("/")[4])
+        return listing(request)
+    server.default = route
+    hostvars = hostvars_of(tmp_path, server)
+    assert dict((name, hostvars[name + ".main"]["ansible_host"]) for name in names) == dict(
+        (name, name + ".example") for name in names)
+    assert overlap.most == Counter(branches=PARALLEL_PAGES, roles=PARALLEL_PAGES)
+    assert Counter("roles" if r["path"].endswith(ROLES) else r["path"].rsplit("/", 1)[1]
+                   for r in server.requests) == Counter(databases=1, branches=count, roles=count)
 
 
 @pytest.mark.parametrize("options, sentence", [

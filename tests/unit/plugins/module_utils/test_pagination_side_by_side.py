@@ -199,6 +199,30 @@ def test_a_rate_limit_holds_every_thread_at_the_gate(server, monkeypatch):
     assert len(waiting) >= 2  # the thread that was refused, and at least one other before its next page
 
 
+def test_the_pages_of_a_list_read_within_a_read_side_by_side_wait_at_its_gate(server, monkeypatch):
+    """Issue 49: the inventory reads each database's branches side by side; where one of those lists is long, its
+    pages are read side by side within, and a rate limit on one of them holds every read at the one gate."""
+    gates = []
+    real_gate = pagination_module.Gate
+
+    def recorded_gate():
+        gate = real_gate()
+        gates.append(gate)
+        return gate
+
+    monkeypatch.setattr(pagination_module, "Gate", recorded_gate)
+    listing = serve(server, Listing(300))
+    listing.special[3] = [(429, {"code": "rate_limited", "message": "slow down"}, {"Retry-After": "1"})]
+    client = Client(server.url + "/v1", authorization="svc:secret", retries=2)
+    try:
+        found = list(read_side_by_side(lambda name: [item["id"] for item in client.paginate("/members")], ["one"], 2))
+    finally:
+        client.close()
+    assert found == [("one", listing.ids)]
+    gate, = gates  # the outer read's, which the list's pages share
+    assert gate.holds == 1
+
+
 def test_pages_read_side_by_side_are_begun_a_few_at_a_time_and_no_more_once_the_reader_stops():
     begun = []
 

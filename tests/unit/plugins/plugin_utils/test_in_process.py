@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 from ansible import constants as C
 from ansible.module_utils.basic import env_fallback
+from ansible.module_utils.common.parameters import remove_values
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import Module, ModuleFailure
@@ -90,6 +91,42 @@ def test_a_failure_is_masked_too():
     assert result["failed"] is True
     assert SECRET not in repr(result)
     assert result["msg"] == "the probe failed with ********"
+
+
+def masked_by_remove_values(result, no_log_values):
+    """What _mask answered before its shortcut: remove_values over the whole result, booleans and None kept."""
+    preserved = dict((key, value) for key, value in result.items() if value is None or isinstance(value, bool))
+    return dict(remove_values(result, no_log_values), **preserved)
+
+
+def test_a_result_that_holds_no_no_log_value_is_answered_as_it_is_without_a_walk(monkeypatch):
+    """Issue 49: remove_values copies every value (0.7 s for 5,000 members); a result whose JSON text holds none of
+    the values is not walked."""
+    monkeypatch.setattr(in_process, "remove_values", lambda *args: pytest.fail("remove_values walked the result"))
+    result = dict(changed=False, members=[dict(id="m-%d" % n, name="Person %d" % n, admin=n % 2 == 0, seen=None,
+                                               score=n * 1.5) for n in range(50)])
+    assert in_process._mask(result, {SECRET, "svc-id-7"}) is result
+    assert in_process._mask(result, set()) is result
+
+
+@pytest.mark.parametrize("values, result", [
+    ({SECRET}, dict(a=[dict(b="x %s y" % SECRET)], c=True)),  # in a string deep down
+    ({"41"}, dict(count=1041, ok=True)),  # in a number's text
+    ({"ru"}, dict(flags=[True, False], changed=False)),  # in a boolean's text as remove_values reads it
+    ({"on"}, dict(none=[None], changed=False)),  # in None's
+    ({"na"}, dict(ratio=float("nan"))),  # in a special float's
+    ({'a"b'}, dict(text='say a"b')),  # a value JSON escapes
+    ({"a\\b"}, dict(path="c:a\\b")),
+    ({"line\nnext"}, dict(text="line\nnext")),
+    ({SECRET}, {SECRET: "as a key"}),
+    ({SECRET}, dict(raw=b"bytes: " + SECRET.encode())),  # not JSON: walked
+    ({SECRET}, dict(plain="nothing to hide", n=3, t=(1, "x"))),  # a tuple, which remove_values makes a list
+    ({SECRET}, {1: "a key not a string"}),
+    ({SECRET}, dict(plain="nothing to hide", n=3, x=1.5, l=[1, "x", None, True], d=dict(e=False))),
+], ids=["string", "number", "boolean", "none", "nan", "quote", "backslash", "newline", "key", "bytes", "tuple",
+        "int-key", "none-held"])
+def test_the_shortcut_masks_as_remove_values_does(values, result):
+    assert in_process._mask(result, values) == masked_by_remove_values(result, values)
 
 
 def test_a_no_log_value_that_reads_like_a_boolean_leaves_the_result_booleans_alone():
