@@ -91,17 +91,18 @@ PORT ?= 8787
 TLS ?=
 TLS_DIR ?= build/emulator-tls
 
-# make test's steps after setup, cheapest first: a "+" joins steps that run side by side (STEP_JOBS at once, each
-# in its own copy of the collection); the static checks stop the run when one fails, within minutes. Three at once on
-# two cores: each step also waits (on ansible-test's setup, a browser, an emulator's clock), and a third fills those
-# gaps (build/logs/steps.tsv gives each target's CPU seconds beside its wall seconds). Integration keeps a core to
-# itself (@2): it is the longest step and uses two cores' worth alone; a third beside it made the group slower.
+# make test's steps after setup: the static checks first (one that fails stops the run, within minutes), then the
+# rest, longest first, all in one group: each starts when fewer than STEP_JOBS run and the CPUs were STEP_IDLE percent
+# idle (hack/run-steps.sh), so a check that waits (on an emulator's clock, a browser, ansible-test's setup) makes room
+# for the next and no group's last check idles a core; api-coverage reads what all of them drove, last.
+# build/logs/steps.tsv gives each target's CPU seconds beside its wall seconds.
 empty :=
 space := $(empty) $(empty)
 STATIC_CHECKS := lint sanity-old sanity-new changelog-lint docs-lint
-TEST_STEPS := $(subst $(space),+,$(STATIC_CHECKS)) units-new+units-old+emulator-tests \
-	integration+docs-site+build+ee+bench-smoke@2 content-tests+test-reliability api-coverage
-STEP_JOBS ?= 3
+CHECKS := integration content-tests test-reliability docs-site emulator-tests units-new units-old bench-smoke build ee
+STEP_JOBS ?= 5
+STEP_IDLE ?= 30
+TEST_STEPS := $(subst $(space),+,$(STATIC_CHECKS) $(CHECKS))@$(STEP_JOBS) api-coverage
 
 # run a command with a venv's bin/ first on PATH (ansible-test looks up pythonX.Y there)
 with_old = PATH="$(ROOT)/$(VENV_OLD)/bin:$$PATH"
@@ -127,7 +128,7 @@ help: ## list targets
 
 test: ## setup, then every check in order, with a summary (FAIL_FAST=1 stops at the first failure)
 	@rm -rf $(OPERATIONS_LOG)
-	@MAKE="$(MAKE)" STEP_JOBS=$(STEP_JOBS) STOP_ON_FAILURE="setup $(STATIC_CHECKS)" hack/run-steps.sh setup $(TEST_STEPS)
+	@MAKE="$(MAKE)" STEP_JOBS=$(STEP_JOBS) STEP_IDLE=$(STEP_IDLE) STOP_ON_FAILURE="setup $(STATIC_CHECKS)" hack/run-steps.sh setup $(TEST_STEPS)
 
 static: $(STATIC_CHECKS) ## the static checks: ansible-lint, sanity on both cores, the changelog, the docs' lint
 

@@ -4,13 +4,17 @@
 # seconds (user + system, its processes and the children they waited for; where GNU time is installed).
 #
 # Usage: hack/run-steps.sh STEP...
-# A STEP is a make target, or targets joined by "+" (e.g. lint+sanity-old+sanity-new): those run side by
-# side, at most STEP_JOBS (default 2) at once, or N for a step ending in @N (e.g. integration+docs-site@2), each
-# one's output kept in build/logs/step-TARGET.log and shown when it ends; the group's row in the summary is each of
-# its targets with its own seconds.
-# Keeps going after a failed step (so one run reports every failing check) unless FAIL_FAST=1 or a target of
-# the step is named in STOP_ON_FAILURE (e.g. "setup", which everything else needs, or the static checks, so a
-# lint error fails the run within minutes). Exits non-zero if any step failed.
+# A STEP is a make target, or targets joined by "+" (e.g. lint+sanity-old+sanity-new): those run side by side, in
+# the order given, each one's output kept in build/logs/step-TARGET.log and shown when it ends; the group's row in the
+# summary is each of its targets with its own seconds. At most STEP_JOBS (default 2; N for a step ending in @N) run at
+# once. The first target, and those STOP_ON_FAILURE names, start as soon as there is a place; any other when the CPUs
+# were at least STEP_IDLE percent idle (default 30) over the last STEP_SAMPLE seconds (default 3): targets that wait
+# (on an emulator's clock, a browser, a download) leave room for the next, targets that compute do not, and no group
+# waits for the slowest of another (a barrier idles cores while its last target ends).
+# Keeps going after a failed step (so one run reports every failing check) unless FAIL_FAST=1 or the target that
+# failed is named in STOP_ON_FAILURE (e.g. "setup", which everything else needs, or the static checks, so a
+# lint error fails the run within minutes): then the targets still running are stopped and none is started.
+# Exits non-zero if any step failed.
 set -uo pipefail
 
 make=${MAKE:-make}
@@ -76,30 +80,59 @@ run_one() {  # target: run it in the foreground
     record "$1" "$rc" $((SECONDS - start))
 }
 
-run_group() {  # jobs, then targets: side by side, at most jobs at once; each one's output shown when it ends
+# each target of a group in its own process group (setsid, where util-linux has it), so a stop reaches its children
+own_group=()
+command -v setsid >/dev/null && own_group=(setsid)
+
+cpu_sample() {  # the busy and total jiffies of every CPU so far (/proc/stat; "0 0" where there is none)
+    awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9; found = 1 }
+         END { if (!found) print 0, 0 }' /proc/stat 2>/dev/null || echo 0 0
+}
+
+idle_enough() {  # were the CPUs at least STEP_IDLE percent idle over the last STEP_SAMPLE seconds?
+    local busy0 total0 busy1 total1
+    read -r busy0 total0 < <(cpu_sample)
+    sleep "${STEP_SAMPLE:-3}"
+    read -r busy1 total1 < <(cpu_sample)
+    (( total1 > total0 )) || return 0
+    (( (total1 - total0 - (busy1 - busy0)) * 100 >= ${STEP_IDLE:-30} * (total1 - total0) ))
+}
+
+run_group() {  # jobs, then targets: side by side, in order; each one's output shown when it ends
     local jobs=$1
     shift
-    local targets=("$@") pending=("$@") running=() running_pids=() target pid i rc
+    local targets=("$@") pending=("$@") running=() still=() command=() target pid rc
     declare -A started pids
     echo
-    echo "########## make ${targets[*]} (side by side, $jobs at once; live: tail -f build/logs/step-*.log)"
+    echo "########## make ${targets[*]} (side by side, at most $jobs at once while the CPUs have room;" \
+        "live: tail -f build/logs/step-*.log)"
     while (( ${#pending[@]} || ${#running[@]} )); do
-        while (( ${#pending[@]} && ${#running[@]} < jobs )); do
+        # a check that stops the run when it fails starts at once (its failure is news within minutes), the others
+        # when the CPUs have room
+        if (( ${#pending[@]} && ${#running[@]} < jobs )) && { (( ${#running[@]} == 0 )) \
+                || [[ " ${STOP_ON_FAILURE:-} " == *" ${pending[0]} "* ]] || idle_enough; }; then
             target=${pending[0]}
             pending=("${pending[@]:1}")
             started[$target]=$SECONDS
-            # shellcheck disable=SC2086
-            timed "$target" $make --no-print-directory "$target" >"$logs/step-$target.log" 2>&1 &
+            rm -f "$logs/cpu-$target"
+            # shellcheck disable=SC2206  # MAKE may carry options
+            command=($make --no-print-directory "$target")
+            (( ${#timer[@]} )) && command=("${timer[@]}" -o "$logs/cpu-$target" "${command[@]}")
+            "${own_group[@]}" "${command[@]}" >"$logs/step-$target.log" 2>&1 &  # a stop takes its whole tree
             pids[$target]=$!
             running+=("$target")
-            running_pids+=($!)
-        done
-        wait -n -p pid "${running_pids[@]}"
-        rc=$?
-        for i in "${!running[@]}"; do
-            target=${running[$i]}
-            [[ ${pids[$target]} == "$pid" ]] || continue
-            unset "running[$i]"
+        elif (( ${#running[@]} )); then
+            sleep 1
+        fi
+        still=()
+        for target in "${running[@]}"; do  # the ones that ended: shown and recorded as they end
+            pid=${pids[$target]}
+            if kill -0 "$pid" 2>/dev/null; then
+                still+=("$target")
+                continue
+            fi
+            wait "$pid"
+            rc=$?
             echo
             echo "########## make $target"
             cat "$logs/step-$target.log"
@@ -107,11 +140,13 @@ run_group() {  # jobs, then targets: side by side, at most jobs at once; each on
                 "in $((SECONDS - started[$target]))s"
             record "$target" "$rc" $((SECONDS - started[$target]))
         done
-        # a failed step that stops the run starts no more of its group (those running end first)
-        [[ -n $stopped ]] && pending=()
-        running=("${running[@]}")
-        running_pids=()
-        for target in "${running[@]}"; do running_pids+=("${pids[$target]}"); done
+        running=("${still[@]}")
+        if [[ -n $stopped ]]; then  # a failed target that stops the run: none more, and the others stopped
+            pending=()
+            for target in "${running[@]}"; do
+                (( ${#own_group[@]} )) && kill -TERM -- "-${pids[$target]}" 2>/dev/null || kill -TERM "${pids[$target]}"
+            done
+        fi
     done
 }
 
