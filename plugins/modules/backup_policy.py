@@ -65,6 +65,7 @@ extends_documentation_fragment:
   - planetscale.cloud.api.organization
   - planetscale.cloud.attributes.resource
 seealso:
+  - module: planetscale.cloud.backup_policy_info
   - module: planetscale.cloud.backup
 """
 

@@ -69,6 +69,7 @@ notes:
   - Two restrictions of the same role and schema, made outside this module, fail the task with their IDs; delete
     one of them first.
 seealso:
+  - module: planetscale.cloud.postgres_ip_restriction_info
   - module: planetscale.cloud.postgres_role
   - module: planetscale.cloud.password
 """
@@ -111,6 +112,7 @@ ip_restriction:
 from ansible_collections.planetscale.cloud.plugins.module_utils.adapter import run_module
 from ansible_collections.planetscale.cloud.plugins.module_utils.base import ModuleFailure
 from ansible_collections.planetscale.cloud.plugins.module_utils.client import ApiError
+from ansible_collections.planetscale.cloud.plugins.module_utils.databases import refuse_mysql_restrictions
 from ansible_collections.planetscale.cloud.plugins.module_utils.options import CONNECTION, CREDENTIALS, ORGANIZATION
 from ansible_collections.planetscale.cloud.plugins.module_utils.resource import Resource, capital, networks
 
@@ -170,32 +172,13 @@ class PostgresIpRestriction(Resource):
                      if (entry.get("role") or "") == self.params["role"]
                      and (entry.get("schema") or "") == self.params["schema"]]
         except ApiError as error:
-            self.not_postgres(error)
+            refuse_mysql_restrictions(self, error)
             raise
         if len(found) > 1:
             raise ModuleFailure("%s is not one restriction but %d (IDs %s): delete all but one of them first." % (
                 capital(self.label()), len(found), ", ".join(str(entry.get("id")) for entry in found)))
         self.found = found[0] if found else None
         return self.found
-
-    def not_postgres(self, error):
-        """A sentence when the database exists and is not a PostgreSQL database; otherwise the API's answer stands."""
-        if error.status not in (404, 422):
-            return
-        try:
-            database = self.client.get(self.org_path("databases", self.params["database"]), missing_ok=True)
-            kind = database.get("kind") if isinstance(database, dict) else None
-            if isinstance(database, dict) and not kind and database.get("default_branch"):  # records that lack kind
-                branch = self.client.get(self.org_path("databases", self.params["database"], "branches",
-                                                       database["default_branch"]), missing_ok=True)
-                kind = branch.get("kind") if isinstance(branch, dict) else None
-        except ApiError:
-            return
-        if kind and kind != "postgresql":
-            raise ModuleFailure("Database %r is a %s database: IP restrictions are for PostgreSQL databases; restrict "
-                                "where a password logs in from with the cidrs of planetscale.cloud.password." % (
-                                    self.params["database"], "MySQL" if kind == "mysql" else kind),
-                                status=error.status, error=error.as_dict())
 
     def present(self, resource):
         if resource is not None and self.params["cidrs"] is not None:

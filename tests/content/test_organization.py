@@ -13,9 +13,12 @@ from conftest import mode
 
 ORG = "/organizations/acme"
 APP, PG = ORG + "/databases/app", ORG + "/databases/pgapp"
-# the kinds the export writes (backup policies and IP restrictions have no info module to read them from yet)
-EXPORTED = ["bouncers", "branches", "databases", "keyspaces", "name", "passwords", "service_tokens", "settings", "teams",
-            "throttlers", "traffic_budgets", "vschemas", "webhooks"]
+# the kinds the export writes
+EXPORTED = ["backup_policies", "bouncers", "branches", "databases", "ip_restrictions", "keyspaces", "name", "passwords",
+            "service_tokens", "settings", "teams", "throttlers", "traffic_budgets", "vschemas", "webhooks"]
+# the platform's required backup policy (the emulator's; its seeded PostgreSQL database has none)
+REQUIRED_POLICY = dict(name="default", target="production", frequency_value=12, frequency_unit="hour", retention_value=2,
+                       retention_unit="day", schedule_time="00:00")
 
 
 def add_one_of_each(emulator):
@@ -27,6 +30,7 @@ def add_one_of_each(emulator):
     api("POST", APP + "/backup-policies", dict(name="nightly", target="production", frequency_value=1, frequency_unit="day",
                                                retention_value=7, retention_unit="day", schedule_time="02:00"))
     api("POST", PG + "/cidrs", dict(role="", schema="", cidrs=["10.0.0.0/8"], description="office"))
+    api("POST", PG + "/cidrs", dict(role="reporting", schema="", cidrs=["192.0.2.0/28", "127.0.0.1/32"]))
     api("POST", PG + "/branches/main/bouncers", dict(name="pool", target="primary", bouncer_size="PGB_5"))
     api("POST", PG + "/branches/main/traffic/budgets", dict(name="reports", mode="warn", capacity=60, rate=50))
     api("PATCH", APP + "/throttler", dict(ratio=30))
@@ -66,6 +70,13 @@ def test_export_then_converge_writes_nothing(ansible, emulator, tmp_path):
                                       cidrs=["10.0.0.0/8"])]
     assert data["webhooks"] == [dict(database="app", url="https://hooks.example.com/deploys",
                                      events=["deploy_request.opened"], enabled=True)]
+    assert data["backup_policies"] == [
+        dict(REQUIRED_POLICY, database="app"),
+        dict(database="app", name="nightly", target="production", frequency_value=1, frequency_unit="day",
+             retention_value=7, retention_unit="day", schedule_time="02:00")]
+    assert data["ip_restrictions"] == [
+        dict(database="pgapp", role="", schema="", cidrs=["10.0.0.0/8"], description="office"),
+        dict(database="pgapp", role="reporting", schema="", cidrs=["127.0.0.1/32", "192.0.2.0/28"])]
     assert data["throttlers"] == [dict(database="app", keyspaces=[dict(name="app", ratio=30)])]
     assert data["vschemas"] == [dict(database="app", branch="main", keyspace="sharded", vschema=dict(sharded=True))]
     assert [(k["branch"], k["name"], k["shards"]) for k in data["keyspaces"]] == [
@@ -102,15 +113,26 @@ def test_purge_in_check_mode_names_the_deletions_and_writes_nothing(ansible, emu
     api("POST", APP + "/branches/main/passwords", dict(name="stray", role="reader"))
     api("POST", APP + "/webhooks", dict(url="https://hooks.example.com/stray", events=["branch.ready"]))
     api("POST", ORG + "/teams", dict(name="stray", description="Not in the file"))
+    api("POST", APP + "/backup-policies", dict(name="stray", frequency_value=1, frequency_unit="day", retention_value=1,
+                                               retention_unit="day"))
+    api("POST", APP + "/backup-policies", dict(name="kept", frequency_value=1, frequency_unit="week", retention_value=1,
+                                               retention_unit="month"))
+    api("POST", PG + "/cidrs", dict(role="stray", schema="", cidrs=["10.0.0.0/8"]))
+    api("POST", PG + "/cidrs", dict(role="", schema="", cidrs=["10.0.0.0/8"]))
     data = dict(databases=[dict(name="app"), dict(name="pgapp")], branches=[dict(database="app", name="main")],
                 passwords=[], webhooks=[], teams=[dict(name="Engineering"), dict(name="Everyone")],
-                purge=dict(databases=True, passwords=True, webhooks=True, teams=True))
+                backup_policies=[dict(database="app", name="kept")], ip_restrictions=[dict(database="pgapp")],
+                purge=dict(databases=True, passwords=True, webhooks=True, teams=True, backup_policies=True,
+                           ip_restrictions=True))
     data_file = tmp_path / "data.yml"
     data_file.write_text(yaml.safe_dump(dict(organization_data=data)))
 
     emulator.clear_requests()
-    run = ansible.run(converge_play(data_file), check=True, diff=True).succeeded(changed=4)
+    run = ansible.run(converge_play(data_file), check=True, diff=True).succeeded(changed=6)
     assert emulator.writes() == []
-    for deleted in ("(item=stray)", "(item=app/main/stray)", "(item=app https://hooks.example.com/stray)"):
+    for deleted in ("(item=stray)", "(item=app/main/stray)", "(item=app https://hooks.example.com/stray)",
+                    "(item=app/stray)", "(item=pgapp role=stray schema=)"):
         assert deleted in run.output, deleted
+    for kept in ("(item=app/kept)", "(item=app/default)", "(item=pgapp role= schema=)"):  # named, or required
+        assert "skipping: [localhost] => " + kept in run.output, kept
     assert "changed: [localhost] => (item=SSO Admins)" not in run.output  # single sign-on's team is never purged
