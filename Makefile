@@ -91,18 +91,21 @@ PORT ?= 8787
 TLS ?=
 TLS_DIR ?= build/emulator-tls
 
-# make test's steps after setup: the static checks first (one that fails stops the run, within minutes), then the
-# rest, longest first, all in one group: each starts when fewer than STEP_JOBS run and the CPUs were STEP_IDLE percent
-# idle (hack/run-steps.sh), so a check that waits (on an emulator's clock, a browser, ansible-test's setup) makes room
-# for the next and no group's last check idles a core; api-coverage reads what all of them drove, last.
-# build/logs/steps.tsv gives each target's CPU seconds beside its wall seconds.
+# make test's steps after setup, cheapest first: a "+" joins steps that run side by side (STEP_JOBS at once, each
+# in its own copy of the collection); the static checks stop the run when one fails, within minutes (and stop the
+# checks running beside them). Three at once on two cores: each step also waits (on ansible-test's setup, a browser,
+# an emulator's clock), and a third fills those gaps (build/logs/steps.tsv gives each target's CPU seconds beside its
+# wall seconds). Integration keeps a core to itself (@2): it is the longest step and uses two cores' worth alone.
+# STEP_IDLE=N starts a step's further targets only when the CPUs were N percent idle (hack/run-steps.sh): measured
+# in one group after setup, it held the checks that wait (the browser's, the emulator's own) behind those that
+# compute, so the groups stay, with it off (0).
 empty :=
 space := $(empty) $(empty)
 STATIC_CHECKS := lint sanity-old sanity-new changelog-lint docs-lint
-CHECKS := integration content-tests test-reliability docs-site emulator-tests units-new units-old bench-smoke build ee
-STEP_JOBS ?= 5
-STEP_IDLE ?= 30
-TEST_STEPS := $(subst $(space),+,$(STATIC_CHECKS) $(CHECKS))@$(STEP_JOBS) api-coverage
+TEST_STEPS := $(subst $(space),+,$(STATIC_CHECKS)) units-new+units-old+emulator-tests \
+	integration+docs-site+build+ee+bench-smoke@2 content-tests+test-reliability api-coverage
+STEP_JOBS ?= 3
+STEP_IDLE ?= 0
 
 # run a command with a venv's bin/ first on PATH (ansible-test looks up pythonX.Y there)
 with_old = PATH="$(ROOT)/$(VENV_OLD)/bin:$$PATH"
