@@ -92,15 +92,17 @@ def test_no_link_or_image_of_the_site_leads_nowhere(pages, server):
     assert problems == [], "%d links lead nowhere:\n%s" % (len(problems), "\n".join(problems))
 
 
-def test_the_changelog_and_the_benchmark_page_with_its_chart(driver, pages, server):
+def test_the_changelog_and_the_benchmark_page_with_its_charts(driver, pages, server):
     changelog = pages[server.url + "changelog.html"]
     assert "Release Notes" in changelog.title
     benchmarks = pages[server.url + "benchmarks.html"]
     charts = [link for link in benchmarks.links if link["tag"] == "img" and "benchmarks" in link["raw"]]
-    assert len(charts) == 1 and charts[0]["rendered"], charts
+    assert sorted(chart["raw"].rsplit("/", 1)[-1] for chart in charts) == ["benchmarks-scaling.png", "benchmarks.png"]
+    assert all(chart["rendered"] for chart in charts), charts
     driver.get(server.url + "benchmarks.html")
-    width = driver.execute_script("return document.querySelector('img[src*=benchmarks]').naturalWidth")
-    assert width > 400  # the chart itself, not a placeholder
+    widths = driver.execute_script(
+        "return Array.from(document.querySelectorAll('img[src*=benchmarks]')).map(image => image.naturalWidth)")
+    assert len(widths) == 2 and min(widths) > 400  # the charts themselves, not placeholders
 
 
 def test_screenshots_of_a_module_page(driver, server, artifacts):
